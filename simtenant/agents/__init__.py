@@ -1,0 +1,89 @@
+"""Agents that play an episode: the oracle (gold calls), noop, and replay of a file.
+
+Every agent drives the same Episode object, call by call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..episode import Episode
+from ..errors import InvalidArgument
+from ..task import Call
+from ..tools.dispatch import Outcome
+
+
+def play(episode: Episode, calls: Iterable[Call]) -> list[Outcome]:
+    """Play calls in order until the list ends or the episode finishes."""
+    outcomes = []
+    for call in calls:
+        if episode.done:
+            break
+        outcomes.append(episode.call(call.tool, call.args))
+    return outcomes
+
+
+def oracle(episode: Episode, **_: Any) -> list[Outcome]:
+    """Plays the task's gold calls."""
+    return play(episode, episode.task.gold)
+
+
+def noop(episode: Episode, **_: Any) -> list[Outcome]:
+    """Does nothing and finishes at once."""
+    return play(episode, [Call(tool="finish", args={"answer": ""})])
+
+
+def replay(episode: Episode, actions: Path | None = None, **_: Any) -> list[Outcome]:
+    """Plays the calls of a replay file."""
+    if actions is None:
+        raise InvalidArgument("the replay agent needs --actions FILE", error="missing_argument")
+    return play(episode, read_actions(actions))
+
+
+AGENTS: dict[str, Callable[..., list[Outcome]]] = {"oracle": oracle, "noop": noop, "replay": replay}
+
+
+def read_actions(path: Path) -> list[Call]:
+    """A replay file: a JSON list of {"tool", "args"} items, or one such object per line (JSONL)."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise InvalidArgument(f"cannot read {path}: {exc.strerror}", error="invalid_replay_file") from None
+    try:
+        stripped = text.lstrip()
+        if stripped.startswith("["):
+            items = json.loads(text)
+        else:
+            items = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError as exc:
+        raise InvalidArgument(f"{path}: not JSON or JSONL: {exc}", error="invalid_replay_file") from None
+    calls = []
+    for number, item in enumerate(items, start=1):
+        try:
+            calls.append(Call.model_validate(item))
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            where = ".".join(str(p) for p in problem["loc"]) or "item"
+            raise InvalidArgument(
+                f'{path}: item {number}: {where}: {problem["msg"]} (expected {{"tool": NAME, "args": {{...}}}})',
+                error="invalid_replay_file",
+            ) from None
+    return calls
+
+
+def run(task: Any, agent: str, path: Path, actions: Path | None = None) -> Path:
+    """Play ``task`` with the named agent into a new episode file at ``path``."""
+    if agent not in AGENTS:
+        raise InvalidArgument(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}", error="unknown_agent")
+    calls = read_actions(actions) if agent == "replay" and actions is not None else None
+    with Episode.start(task, path) as episode:
+        if calls is not None:
+            play(episode, calls)
+        else:
+            AGENTS[agent](episode, actions=actions)
+    return path

@@ -1,0 +1,241 @@
+"""The simtenant command line: worlds, tasks, tools, run, grade, diff, validate."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .errors import InvalidArgument, SimtenantError
+from .grader import EpisodeFile, GradeResult, diff_databases, grade
+from .grader.validate import validate_task
+from .schema import is_harness_table, metadata
+from .world import get_task, get_world, worlds
+
+app = typer.Typer(help="A SQL-backed simulated enterprise tenant for tool-using agents.", no_args_is_help=True)
+console = Console()
+errors = Console(stderr=True)
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a summary")]
+
+
+def _print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def command(name: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a command whose structured errors print as such and exit 1, without a traceback."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except SimtenantError as exc:
+                failure = exc
+            except Exception as exc:  # the CLI never shows a traceback
+                if os.environ.get("SIMTENANT_DEBUG"):
+                    raise
+                failure = SimtenantError(f"{type(exc).__name__}: {exc}")
+            if kwargs.get("json_output"):
+                _print_json({"error": failure.to_dict()})
+            else:
+                errors.print(f"[red]error {failure.code} {failure.error}[/red]: {failure.message}", highlight=False)
+            raise typer.Exit(1)
+
+        return app.command(name)(wrapper)
+
+    return register
+
+
+@command("worlds")
+def list_worlds(json_output: JsonFlag = False) -> None:
+    """List the worlds with their table, tool and task counts."""
+    rows = [
+        {
+            "world": w.name,
+            "title": w.title,
+            "tables": len(w.tables),
+            "tools": len(w.tools),
+            "tasks": len(w.tasks),
+        }
+        for w in worlds().values()
+    ]
+    if json_output:
+        return _print_json(rows)
+    table = Table("world", "title", "tables", "tools", "tasks")
+    for row in rows:
+        table.add_row(row["world"], row["title"], str(row["tables"]), str(row["tools"]), str(row["tasks"]))
+    console.print(table)
+
+
+@command()
+def tasks(world: Annotated[str, typer.Argument(help="World name")], json_output: JsonFlag = False) -> None:
+    """List a world's task ids with one-line descriptions."""
+    found = get_world(world).tasks.values()
+    if json_output:
+        return _print_json([{"task": t.id, "description": t.description} for t in found])
+    table = Table("task", "description")
+    for task in found:
+        table.add_row(task.id, task.description)
+    console.print(table)
+
+
+@command()
+def tools(
+    world: Annotated[str, typer.Argument(help="World name")],
+    format: Annotated[str, typer.Option(help="table, json or openai (function-calling JSON)")] = "table",
+) -> None:
+    """Show a world's tool catalogue (with the harness tools offered beside it)."""
+    catalogue = get_world(world).all_tools()
+    if format == "openai":
+        return _print_json([t.openai() for t in catalogue])
+    if format == "json":
+        return _print_json([t.summary() for t in catalogue])
+    if format != "table":
+        raise InvalidArgument("--format is table, json or openai", error="invalid_format")
+    table = Table("tool", "route", "description")
+    for t in catalogue:
+        table.add_row(t.name, f"{t.service} {t.method} {t.path}", t.description.splitlines()[0])
+    console.print(table)
+
+
+def _episode_path(task_id: str, agent: str, out: Path | None, runs_dir: Path) -> Path:
+    if out is not None:
+        return out
+    run_dir = runs_dir / f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-{agent}"
+    name = task_id.replace("/", "__")
+    path = run_dir / f"{name}.db"
+    number = 2
+    while path.exists():
+        path = run_dir / f"{name}-{number}.db"
+        number += 1
+    return path
+
+
+@command()
+def run(
+    task: Annotated[str, typer.Argument(help="Task id, world/name")],
+    agent: Annotated[str, typer.Option(help="oracle, noop or replay")] = "oracle",
+    actions: Annotated[Path | None, typer.Option(help="Replay file (JSON list or JSONL of {tool, args})")] = None,
+    reward: Annotated[str | None, typer.Option(help="default or shaped (the task's own by default)")] = None,
+    out: Annotated[Path | None, typer.Option(help="Episode file to write (must not exist)")] = None,
+    runs_dir: Annotated[Path, typer.Option(help="Where runs are written")] = Path("runs"),
+    json_output: JsonFlag = False,
+) -> None:
+    """Play a task with an agent into a new episode file, then grade it."""
+    from .agents import run as run_agent
+
+    found = get_task(task)
+    path = run_agent(found, agent, _episode_path(found.id, agent, out, runs_dir), actions=actions)
+    _show_grade(grade(path, reward), json_output)
+
+
+@command("grade")
+def grade_episode(
+    episode: Annotated[Path, typer.Argument(help="An episode file")],
+    reward: Annotated[str | None, typer.Option(help="default or shaped (the task's own by default)")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Grade an episode file, any time after it ran."""
+    _show_grade(grade(episode, reward), json_output)
+
+
+def _diff_table(differences: list[Any]) -> Table:
+    table = Table("table", "key", "column", "expected", "actual", "kind", title="diff")
+    for d in differences:
+        table.add_row(d.table, d.key, d.column or "", _short(d.expected), _short(d.actual), d.kind)
+    return table
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = "" if value is None else json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else str(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _show_grade(result: GradeResult, json_output: bool) -> None:
+    if json_output:
+        return _print_json(result.to_dict())
+    colour = "green" if result.reward == 1.0 else "red"
+    console.print(f"[bold]{result.task}[/bold]  episode {result.episode_db}", highlight=False)
+    console.print(
+        f"reward [{colour}]{result.reward:g}[/{colour}] ({result.reward_mode})  db_match {result.db_match}  "
+        f"partial_credit {result.partial_credit:g}  steps {result.steps}  completed {result.completed}"
+        + (f"  shaped {result.shaped_reward:g}" if result.shaped_reward is not None else ""),
+        highlight=False,
+    )
+    if result.checks:
+        table = Table("check", "kind", "passed", "detail", title="checks")
+        for c in result.checks:
+            table.add_row(c.name, c.kind, "[green]yes[/green]" if c.passed else "[red]no[/red]", c.detail)
+        console.print(table)
+    if result.diff.differences:
+        console.print(_diff_table(result.diff.differences))
+    for warning in result.warnings:
+        console.print(f"[yellow]warning[/yellow]: {warning}")
+
+
+@command()
+def diff(
+    expected: Annotated[Path, typer.Argument(help="The database taken as right")],
+    actual: Annotated[Path, typer.Argument(help="The database compared with it")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Row diff between two tenant databases (created rows aligned by content when both are episodes)."""
+    from .grader.grade import snapshot_for
+
+    for path in (expected, actual):
+        if not path.is_file():
+            raise InvalidArgument(f"{path}: no such file", error="not_a_database")
+    tables = [t for t in metadata.sorted_tables if not is_harness_table(t.name)]
+    base = None
+    try:
+        left, right = EpisodeFile.read(expected), EpisodeFile.read(actual)
+    except SimtenantError:
+        left = right = None
+    if left and right and (left.world, left.snapshot_hash) == (right.world, right.snapshot_hash):
+        base = snapshot_for(left.world, left.snapshot_hash)
+        tables = get_world(left.world).tables
+    result = diff_databases(expected, actual, tables, base=base)
+    if json_output:
+        return _print_json({"match": result.match, "diff": [d.to_dict() for d in result.differences]})
+    if result.match:
+        console.print("[green]no differences[/green]")
+    else:
+        console.print(_diff_table(result.differences))
+        raise typer.Exit(1)
+
+
+@command()
+def validate(
+    world: Annotated[list[str] | None, typer.Argument(help="Worlds to validate (all by default)")] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Prove every task: gold calls succeed, gold scores 1, the untouched world 0, replays identical."""
+    names = world or list(worlds())
+    reports = [validate_task(t) for name in names for t in get_world(name).tasks.values()]
+    if json_output:
+        _print_json({"ok": all(r.ok for r in reports), "tasks": [r.to_dict() for r in reports]})
+    else:
+        table = Table("task", "gold", "shaped", "noop", "identical", "problems", title="validate")
+        for r in reports:
+            table.add_row(
+                r.task,
+                _short(r.gold_reward),
+                _short(r.shaped_reward) or "-",
+                _short(r.noop_reward),
+                _short(r.identical_replays),
+                "[green]ok[/green]" if r.ok else "[red]" + "; ".join(r.problems) + "[/red]",
+            )
+        console.print(table)
+        console.print(f"{sum(r.ok for r in reports)} of {len(reports)} tasks valid", highlight=False)
+    if not all(r.ok for r in reports):
+        raise typer.Exit(1)

@@ -1,0 +1,92 @@
+"""Opening tenant databases, and creating their schema through Alembic only."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.pool import NullPool
+
+
+def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    # Let SQLAlchemy emit BEGIN itself (the driver's own transaction handling
+    # breaks SAVEPOINT); Python 3.12+ has an ``autocommit`` attribute, 3.11 not.
+    if getattr(dbapi_connection, "autocommit", None) is not None:
+        dbapi_connection.autocommit = sqlite3.LEGACY_TRANSACTION_CONTROL
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _on_begin(connection) -> None:
+    connection.exec_driver_sql("BEGIN")
+
+
+def open_engine(path: Path | str) -> Engine:
+    """An engine on a tenant file with foreign keys enforced on every connection."""
+    engine = create_engine(f"sqlite:///{path}")
+    event.listen(engine, "connect", _on_connect)
+    event.listen(engine, "begin", _on_begin)
+    return engine
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", "simtenant:migrations")
+    return config
+
+
+def migration_head() -> str:
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None
+    return head
+
+
+def _run_alembic(path: Path | str, action: str, revision: str) -> None:
+    # Batch migrations recreate tables, which enforced foreign keys forbid:
+    # migrate on a plain engine, check foreign keys after seeding.
+    engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
+    try:
+        with engine.begin() as connection:
+            config = alembic_config()
+            config.attributes["connection"] = connection
+            getattr(command, action)(config, revision)
+    finally:
+        engine.dispose()
+
+
+def upgrade(path: Path | str, revision: str = "head") -> None:
+    _run_alembic(path, "upgrade", revision)
+
+
+def downgrade(path: Path | str, revision: str = "base") -> None:
+    _run_alembic(path, "downgrade", revision)
+
+
+def current_revision(path: Path | str) -> str | None:
+    engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
+    try:
+        with engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+    finally:
+        engine.dispose()
+
+
+def integrity_problems(path: Path | str) -> list[str]:
+    """What ``PRAGMA integrity_check`` and ``foreign_key_check`` report (empty when clean)."""
+    connection = sqlite3.connect(path)
+    try:
+        problems = [row[0] for row in connection.execute("PRAGMA integrity_check") if row[0] != "ok"]
+        problems += [
+            f"foreign key: {table} rowid {rowid} -> {parent}"
+            for table, rowid, parent, _ in connection.execute("PRAGMA foreign_key_check")
+        ]
+        return problems
+    finally:
+        connection.close()

@@ -1,0 +1,91 @@
+"""An episode: a copy of the world's snapshot in its own SQLite file, a task,
+a frozen clock and an acting identity, played through the one dispatcher.
+
+The file is the whole record: the world's tables as the agent left them, and
+the harness tables ``_episode`` (task, snapshot hash, status, final answer),
+``_calls`` (every call in order) and ``_messages``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from . import db, seeds
+from .errors import Conflict
+from .grader.rewards import ShapedTracker
+from .schema.harness import EpisodeRecord
+from .task import Task
+from .tools import Tool, canonical_json, dispatch
+from .tools.dispatch import Outcome
+from .world import World, get_world
+
+
+class Episode:
+    def __init__(self, task: Task, path: Path) -> None:
+        self.task = task
+        self.world: World = get_world(task.world)
+        self.path = Path(path)
+        self.now = task.current_time
+        self.actor = task.actor
+        self.tools: dict[str, Tool] = {t.name: t for t in self.world.all_tools()}
+        self.done = False
+        self.shaped = ShapedTracker(task.shaped) if task.shaped else None
+        self.engine = db.open_engine(self.path)
+
+    @classmethod
+    def start(cls, task: Task, path: Path | str, snapshot: Path | None = None) -> Episode:
+        """Copy the snapshot to ``path`` (which must not exist yet) and open the episode there."""
+        path = Path(path)
+        world = get_world(task.world)
+        source = snapshot or seeds.snapshot(world)
+        if path.exists():
+            raise Conflict(f"{path} already exists; episodes never overwrite a file", error="file_exists")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, path)
+        episode = cls(task, path)
+        with episode.engine.begin() as connection:
+            connection.execute(
+                EpisodeRecord.__table__.insert(),
+                {
+                    "id": 1,
+                    "task": task.id,
+                    "world": task.world,
+                    "snapshot_hash": seeds.hash_of(world, source),
+                    "task_hash": task.hash,
+                    "current_time": task.time_text,
+                    "actor": task.actor,
+                    "status": "running",
+                },
+            )
+        return episode
+
+    def call(self, tool: str, args: Any = None) -> Outcome:
+        """Run one tool call; returns its outcome (a result or a structured error)."""
+        outcome = dispatch(self, self.engine, self.tools, tool, {} if args is None else args)
+        if tool == "finish" and outcome.ok:
+            self.done = True
+        return outcome
+
+    def step_reward(self, outcome: Outcome) -> float | None:
+        if self.shaped is None:
+            return None
+        tool = self.tools.get(outcome.tool)
+        return self.shaped.step(
+            outcome.tool,
+            canonical_json(outcome.args),
+            outcome.ok,
+            outcome.args,
+            outcome.result,
+            harness=tool is not None and tool.harness,
+        )
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Episode:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

@@ -1,0 +1,101 @@
+"""Task checks on a finished episode: SQL on the final database, facts in the
+final answer, and rules over the trajectory."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..task import AnswerCheck, BeforeCheck, Check, ForbidCheck, NoDuplicatesCheck, SqlCheck
+from .match import call_matches
+from .text import states_fact
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    seq: int
+    tool: str
+    args: dict[str, Any]
+    args_json: str
+    ok: bool
+    result: Any
+    error: Any
+    reward: float | None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    kind: str
+    passed: bool
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "passed": self.passed, "detail": self.detail}
+
+
+def run_check(check: Check, database: Path, answer: str | None, calls: list[RecordedCall]) -> CheckResult:
+    passed, detail = _RUNNERS[type(check)](check, database, answer or "", calls)
+    return CheckResult(check.name, check.kind, passed, detail)
+
+
+def _sql(check: SqlCheck, database: Path, _answer: str, _calls: list[RecordedCall]) -> tuple[bool, str]:
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        rows = [list(r) for r in connection.execute(check.query)]
+    except sqlite3.Error as exc:
+        return False, f"query failed: {exc}"
+    finally:
+        connection.close()
+    return rows == check.expect, f"rows {rows}, expected {check.expect}"
+
+
+def _answer(check: AnswerCheck, _database: Path, answer: str, _calls: list[RecordedCall]) -> tuple[bool, str]:
+    missing = []
+    for fact in check.facts:
+        options = [fact] if isinstance(fact, str) else fact
+        if not any(states_fact(answer, option) for option in options):
+            missing.append(" or ".join(options))
+    return not missing, f"missing: {', '.join(missing)}" if missing else "all facts stated"
+
+
+def _matching(calls: list[RecordedCall], matcher: Any) -> list[RecordedCall]:
+    return [c for c in calls if call_matches(matcher, c.tool, c.args, c.ok, c.result)]
+
+
+def _before(check: BeforeCheck, _database: Path, _answer: str, calls: list[RecordedCall]) -> tuple[bool, str]:
+    then = _matching(calls, check.then)
+    if not then:
+        return True, "no call it constrains"
+    first = [c for c in _matching(calls, check.first) if c.seq < then[0].seq]
+    return bool(first), f"call {then[0].seq} ({then[0].tool}) " + (
+        "was preceded as required" if first else "came first"
+    )
+
+
+def _forbid(check: ForbidCheck, _database: Path, _answer: str, calls: list[RecordedCall]) -> tuple[bool, str]:
+    found = _matching(calls, check.call)
+    return not found, f"forbidden call at {', '.join(str(c.seq) for c in found)}" if found else "none made"
+
+
+def _no_duplicates(
+    _check: NoDuplicatesCheck, _database: Path, _answer: str, calls: list[RecordedCall]
+) -> tuple[bool, str]:
+    seen: set[tuple[str, str]] = set()
+    repeated = []
+    for call in calls:
+        if (call.tool, call.args_json) in seen:
+            repeated.append(call.seq)
+        seen.add((call.tool, call.args_json))
+    return not repeated, f"repeated calls: {repeated}" if repeated else "no repeated call"
+
+
+_RUNNERS: dict[type, Any] = {
+    SqlCheck: _sql,
+    AnswerCheck: _answer,
+    BeforeCheck: _before,
+    ForbidCheck: _forbid,
+    NoDuplicatesCheck: _no_duplicates,
+}

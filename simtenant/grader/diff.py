@@ -1,0 +1,250 @@
+"""Row-by-row diff of two tenant databases, over the tables of a world.
+
+Rows that exist in the base (the snapshot) are aligned by primary key. Rows
+created during the episode are aligned by content, so the same records made
+in another order still match; a foreign key that points at a created row is
+compared through that alignment. Only rows that differ from the base in either
+database are read into Python (SQLite's EXCEPT finds them), so the cost of a
+diff follows the changes, not the size of the world.
+
+The same pass counts the changes the expected database made (``expected``),
+how many of them the actual one made too (``achieved``) and the changes it made
+that the expected one did not (``unexpected``): the partial credit is
+``(achieved - unexpected) / expected`` clamped to [0, 1] (with no expected
+changes, 1 when nothing differs and 0 otherwise).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Integer, Table
+
+from .text import DEFAULT_THRESHOLD, text_matches
+
+Row = dict[str, Any]
+Key = tuple[Any, ...]
+CHUNK = 400
+
+
+@dataclass(frozen=True)
+class Difference:
+    table: str
+    key: str
+    column: str | None
+    expected: Any
+    actual: Any
+    kind: str  # missing_row | unexpected_row | changed
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class DiffResult:
+    differences: list[Difference] = field(default_factory=list)
+    expected: float = 0.0
+    achieved: float = 0.0
+    unexpected: float = 0.0
+
+    @property
+    def match(self) -> bool:
+        return not self.differences
+
+    @property
+    def partial_credit(self) -> float:
+        if self.expected == 0:
+            return 1.0 if self.match else 0.0
+        return round(min(1.0, max(0.0, (self.achieved - self.unexpected) / self.expected)), 6)
+
+
+@dataclass
+class _TableSpec:
+    table: Table
+    columns: list[str]
+    pk: list[str]
+    graded: dict[str, dict[str, Any]]  # column -> info, for compared columns
+    surrogate_pk: bool
+    foreign: dict[str, str]  # column -> referenced table (single-column keys)
+
+    @classmethod
+    def of(cls, table: Table) -> _TableSpec:
+        pk = [c.name for c in table.primary_key.columns]
+        surrogate = "id_format" in table.info or (len(pk) == 1 and isinstance(table.c[pk[0]].type, Integer))
+        graded = {
+            c.name: c.info
+            for c in table.columns
+            if c.info.get("grade", "exact") != "ignore" and not (surrogate and c.name in pk)
+        }
+        foreign = {}
+        for fk in table.foreign_key_constraints:
+            if len(fk.columns) == 1:
+                foreign[fk.column_keys[0]] = fk.referred_table.name
+        return cls(table, [c.name for c in table.columns], pk, graded, surrogate, foreign)
+
+    def key_text(self, key: Key) -> str:
+        return "/".join(str(v) for v in key)
+
+    def equal(self, column: str, expected: Any, actual: Any) -> bool:
+        info = self.graded[column]
+        if info.get("grade") == "text":
+            return text_matches(expected, actual, info.get("threshold", DEFAULT_THRESHOLD))
+        return expected == actual
+
+
+def diff_databases(expected: Path, actual: Path, tables: Iterable[Table], base: Path | None = None) -> DiffResult:
+    """Differences of ``actual`` against ``expected``, both grown from ``base``.
+
+    Without a base, ``expected`` serves as one: every row is aligned by key.
+    """
+    connection = sqlite3.connect(f"file:{actual}?mode=ro", uri=True)
+    try:
+        connection.execute("ATTACH DATABASE ? AS exp", (f"file:{expected}?mode=ro",))
+        connection.execute("ATTACH DATABASE ? AS base", (f"file:{base or expected}?mode=ro",))
+        result = DiffResult()
+        aligned: dict[str, dict[Key, Key]] = {}
+        for table in tables:
+            _diff_table(connection, _TableSpec.of(table), aligned, result)
+        return result
+    finally:
+        connection.close()
+
+
+def _changed_keys(connection: sqlite3.Connection, spec: _TableSpec, left: str, right: str) -> set[Key]:
+    cols = ", ".join(f'"{c}"' for c in spec.columns)
+    pk_positions = [spec.columns.index(p) for p in spec.pk]
+    sql = f'SELECT {cols} FROM {left}."{spec.table.name}" EXCEPT SELECT {cols} FROM {right}."{spec.table.name}"'
+    return {tuple(row[i] for i in pk_positions) for row in connection.execute(sql)}
+
+
+def _fetch(connection: sqlite3.Connection, spec: _TableSpec, schema: str, keys: list[Key]) -> dict[Key, Row]:
+    rows: dict[Key, Row] = {}
+    cols = ", ".join(f'"{c}"' for c in spec.columns)
+    pk = ", ".join(f'"{c}"' for c in spec.pk)
+    one = "(" + ", ".join("?" for _ in spec.pk) + ")"
+    for start in range(0, len(keys), CHUNK):
+        chunk = keys[start : start + CHUNK]
+        sql = (
+            f'SELECT {cols} FROM {schema}."{spec.table.name}" WHERE ({pk}) IN (VALUES {", ".join(one for _ in chunk)})'
+        )
+        for values in connection.execute(sql, [v for key in chunk for v in key]):
+            row = dict(zip(spec.columns, values, strict=True))
+            rows[tuple(row[p] for p in spec.pk)] = row
+    return rows
+
+
+def _diff_table(
+    connection: sqlite3.Connection, spec: _TableSpec, aligned: dict[str, dict[Key, Key]], result: DiffResult
+) -> None:
+    keys: set[Key] = set()
+    for left, right in (("main", "base"), ("base", "main"), ("exp", "base"), ("base", "exp")):
+        keys |= _changed_keys(connection, spec, left, right)
+    if not keys:
+        aligned[spec.table.name] = {}
+        return
+    ordered = sorted(keys, key=repr)
+    base = _fetch(connection, spec, "base", ordered)
+    expected = _fetch(connection, spec, "exp", ordered)
+    actual = {k: _translate(spec, row, aligned) for k, row in _fetch(connection, spec, "main", ordered).items()}
+    name = spec.table.name
+
+    for key in (k for k in ordered if k in base):
+        e, a = expected.get(key), actual.get(key)
+        if e is not None and a is not None:
+            _compare_existing(spec, key, base[key], e, a, result)
+        elif e is not None:
+            result.differences.append(Difference(name, spec.key_text(key), None, e, None, "missing_row"))
+            result.unexpected += 1
+        elif a is not None:
+            result.differences.append(Difference(name, spec.key_text(key), None, None, a, "unexpected_row"))
+            result.expected += 1
+        else:
+            result.expected += 1
+            result.achieved += 1
+
+    created_expected = [k for k in ordered if k in expected and k not in base]
+    created_actual = [k for k in ordered if k in actual and k not in base]
+    aligned[name] = _align_created(spec, expected, actual, created_expected, created_actual, result)
+
+
+def _translate(spec: _TableSpec, row: Row, aligned: dict[str, dict[Key, Key]]) -> Row:
+    """Point the row's foreign keys at the expected database's ids of created rows."""
+    for column, referred in spec.foreign.items():
+        mapping = aligned.get(referred)
+        if mapping and (row[column],) in mapping:
+            row = {**row, column: mapping[(row[column],)][0]}
+    return row
+
+
+def _compare_existing(spec: _TableSpec, key: Key, base: Row, expected: Row, actual: Row, result: DiffResult) -> None:
+    for column in spec.graded:
+        gold_changed = expected[column] != base[column]
+        if spec.equal(column, expected[column], actual[column]):
+            if gold_changed:
+                result.expected += 1
+                result.achieved += 1
+            continue
+        result.differences.append(
+            Difference(spec.table.name, spec.key_text(key), column, expected[column], actual[column], "changed")
+        )
+        if gold_changed:
+            result.expected += 1
+        else:
+            result.unexpected += 1
+
+
+def _align_created(
+    spec: _TableSpec,
+    expected: dict[Key, Row],
+    actual: dict[Key, Row],
+    created_expected: list[Key],
+    created_actual: list[Key],
+    result: DiffResult,
+) -> dict[Key, Key]:
+    """Pair created rows by content; report what cannot be paired. Returns actual key → expected key."""
+    name = spec.table.name
+    columns = list(spec.graded)
+    result.expected += len(created_expected)
+
+    def agreement(e: Key, a: Key) -> int:
+        return sum(spec.equal(c, expected[e][c], actual[a][c]) for c in columns)
+
+    pairs: dict[Key, Key] = {}
+    free_actual = list(created_actual)
+    for e in created_expected:  # first, rows equal in every compared column
+        for a in free_actual:
+            if agreement(e, a) == len(columns):
+                pairs[a] = e
+                free_actual.remove(a)
+                break
+    left_expected = [e for e in created_expected if e not in pairs.values()]
+    candidates = sorted(
+        ((agreement(e, a), i, j, e, a) for i, e in enumerate(left_expected) for j, a in enumerate(free_actual)),
+        key=lambda c: (-c[0], c[1], c[2]),
+    )
+    for score, _, _, e, a in candidates:  # then the closest rows, when at least half agree
+        if score * 2 < len(columns) or a in pairs or e in pairs.values():
+            continue
+        pairs[a] = e
+    for a, e in sorted(pairs.items(), key=lambda p: repr(p[1])):
+        matched = 0
+        for column in columns:
+            if spec.equal(column, expected[e][column], actual[a][column]):
+                matched += 1
+            else:
+                result.differences.append(
+                    Difference(name, spec.key_text(a), column, expected[e][column], actual[a][column], "changed")
+                )
+        result.achieved += matched / len(columns) if columns else 1.0
+    for e in created_expected:
+        if e not in pairs.values():
+            result.differences.append(Difference(name, spec.key_text(e), None, expected[e], None, "missing_row"))
+    for a in created_actual:
+        if a not in pairs:
+            result.differences.append(Difference(name, spec.key_text(a), None, None, actual[a], "unexpected_row"))
+            result.unexpected += 1
+    return pairs

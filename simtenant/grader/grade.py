@@ -1,0 +1,199 @@
+"""Grading an episode file: gold replay, row diff, checks and rewards.
+
+The gold database is the task's gold calls replayed on a fresh copy of the
+same snapshot through the same dispatcher (cached per task, task file and
+snapshot); a gold call that fails makes the task invalid. The reward is
+``db_match`` times every check, or the shaped reward when asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import seeds
+from ..errors import InvalidArgument, NotFound, TaskError
+from ..task import Task
+from ..world import get_task, get_world
+from .checks import CheckResult, RecordedCall, run_check
+from .diff import DiffResult, diff_databases
+from .rewards import ShapedTracker
+
+REWARD_MODES = ("default", "shaped")
+
+
+@dataclass
+class EpisodeFile:
+    """What an episode file says about itself."""
+
+    path: Path
+    task: str
+    world: str
+    snapshot_hash: str
+    task_hash: str
+    status: str
+    answer: str | None
+    calls: list[RecordedCall]
+
+    @classmethod
+    def read(cls, path: Path | str) -> EpisodeFile:
+        path = Path(path)
+        if not path.is_file():
+            raise NotFound(f"{path}: no such file", error="not_an_episode")
+        try:
+            connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            try:
+                head = connection.execute(
+                    "SELECT task, world, snapshot_hash, task_hash, status, answer FROM _episode WHERE id = 1"
+                ).fetchone()
+                rows = connection.execute(
+                    "SELECT seq, tool, args, ok, result, error, reward FROM _calls ORDER BY seq"
+                ).fetchall()
+            finally:
+                connection.close()
+        except sqlite3.Error as exc:
+            raise InvalidArgument(f"{path}: not an episode file ({exc})", error="not_an_episode") from None
+        if head is None:
+            raise InvalidArgument(f"{path}: not an episode file (no _episode record)", error="not_an_episode")
+        calls = [
+            RecordedCall(
+                seq=seq,
+                tool=tool,
+                args=json.loads(args),
+                args_json=args,
+                ok=bool(ok),
+                result=json.loads(result) if result is not None else None,
+                error=json.loads(error) if error is not None else None,
+                reward=reward,
+            )
+            for seq, tool, args, ok, result, error, reward in rows
+        ]
+        return cls(path, *head, calls=calls)
+
+
+@dataclass
+class GradeResult:
+    task: str
+    episode_db: str
+    reward_mode: str
+    reward: float
+    db_match: int
+    partial_credit: float
+    checks: list[CheckResult]
+    diff: DiffResult
+    steps: int
+    completed: bool
+    answer: str | None
+    shaped_reward: float | None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "episode_db": self.episode_db,
+            "reward_mode": self.reward_mode,
+            "reward": self.reward,
+            "db_match": self.db_match,
+            "partial_credit": self.partial_credit,
+            "checks": [c.to_dict() for c in self.checks],
+            "diff": [d.to_dict() for d in self.diff.differences],
+            "steps": self.steps,
+            "completed": self.completed,
+            "answer": self.answer,
+            "shaped_reward": self.shaped_reward,
+            "warnings": self.warnings,
+        }
+
+
+def snapshot_for(world_name: str, content_hash: str) -> Path:
+    """The cached snapshot an episode was copied from (rebuilt if it is the current one)."""
+    world = get_world(world_name)
+    path = seeds.snapshot_path(world, content_hash)
+    if path.exists():
+        return path
+    if content_hash == seeds.snapshot_hash(world):
+        return seeds.snapshot(world)
+    raise NotFound(
+        f"the snapshot this episode was made from ({content_hash[:12]}) is gone: its seed data changed; "
+        "run the episode again",
+        error="snapshot_missing",
+    )
+
+
+def gold_database(task: Task, snapshot: Path) -> Path:
+    """The task's gold calls replayed on a fresh copy of ``snapshot`` (cached)."""
+    from ..agents import play
+    from ..episode import Episode
+
+    world = get_world(task.world)
+    name = f"{task.id.replace('/', '__')}-{seeds.hash_of(world, snapshot)[:16]}-{task.hash[:16]}.db"
+    path = seeds.cache_dir() / "gold" / name
+    if path.exists():
+        return path
+    tmp = path.with_name(f"{name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        with Episode.start(task, tmp, snapshot=snapshot) as episode:
+            for outcome in play(episode, task.gold):
+                if not outcome.ok:
+                    raise TaskError(
+                        f"{task.id}: gold call {outcome.seq} ({outcome.tool}) failed: "
+                        f"{outcome.error['error']}: {outcome.error['message']}"  # type: ignore[index]
+                    )
+            if not episode.done:
+                raise TaskError(f"{task.id}: the gold calls must end with finish")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def shaped_reward(task: Task, calls: list[RecordedCall]) -> float | None:
+    """The shaped reward of a trajectory, recomputed from its recorded calls."""
+    if task.shaped is None:
+        return None
+    tracker = ShapedTracker(task.shaped)
+    harness = {t.name for t in get_world(task.world).all_tools() if t.harness}
+    for call in calls:
+        tracker.step(call.tool, call.args_json, call.ok, call.args, call.result, harness=call.tool in harness)
+    return tracker.total
+
+
+def grade(path: Path | str, reward_mode: str | None = None) -> GradeResult:
+    """Grade an episode file against its task's gold replay."""
+    episode = EpisodeFile.read(path)
+    task = get_task(episode.task)
+    mode = reward_mode or task.reward
+    if mode not in REWARD_MODES:
+        raise InvalidArgument(f"reward must be one of {', '.join(REWARD_MODES)}", error="invalid_reward")
+    if mode == "shaped" and task.shaped is None:
+        raise InvalidArgument(f"task {task.id} has no shaped reward rules", error="invalid_reward")
+    warnings = []
+    if episode.task_hash != task.hash:
+        warnings.append("the task file changed since this episode ran; graded against the current task")
+    snapshot = snapshot_for(episode.world, episode.snapshot_hash)
+    gold = gold_database(task, snapshot)
+    difference = diff_databases(gold, episode.path, get_world(task.world).tables, base=snapshot)
+    checks = [run_check(c, episode.path, episode.answer, episode.calls) for c in task.checks]
+    db_match = int(difference.match)
+    shaped = shaped_reward(task, episode.calls)
+    reward = float(db_match * all(c.passed for c in checks)) if mode == "default" else float(shaped or 0.0)
+    return GradeResult(
+        task=task.id,
+        episode_db=str(episode.path),
+        reward_mode=mode,
+        reward=reward,
+        db_match=db_match,
+        partial_credit=difference.partial_credit,
+        checks=checks,
+        diff=difference,
+        steps=len(episode.calls),
+        completed=episode.status == "finished",
+        answer=episode.answer,
+        shaped_reward=shaped,
+        warnings=warnings,
+    )

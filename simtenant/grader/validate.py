@@ -1,0 +1,75 @@
+"""Proving tasks: every gold call succeeds, gold scores 1 (under every reward the
+task defines), the untouched world scores 0, and two replays are byte-identical."""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import seeds
+from ..errors import SimtenantError
+from ..task import Task
+from ..world import get_world
+from .grade import gold_database, grade
+
+
+@dataclass
+class TaskValidation:
+    task: str
+    problems: list[str] = field(default_factory=list)
+    gold_reward: float | None = None
+    shaped_reward: float | None = None
+    noop_reward: float | None = None
+    identical_replays: bool | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "ok": self.ok,
+            "gold_reward": self.gold_reward,
+            "shaped_reward": self.shaped_reward,
+            "noop_reward": self.noop_reward,
+            "identical_replays": self.identical_replays,
+            "problems": self.problems,
+        }
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def validate_task(task: Task) -> TaskValidation:
+    from ..agents import run
+
+    report = TaskValidation(task.id)
+    with tempfile.TemporaryDirectory(prefix="simtenant-validate-") as tmp:
+        work = Path(tmp)
+        try:
+            gold_database(task, seeds.snapshot(get_world(task.world)))
+            first = run(task, "oracle", work / "oracle-1.db")
+            second = run(task, "oracle", work / "oracle-2.db")
+            noop = run(task, "noop", work / "noop.db")
+            report.gold_reward = grade(first, "default").reward
+            if task.shaped is not None:
+                report.shaped_reward = grade(first, "shaped").reward
+            report.noop_reward = grade(noop, "default").reward
+            report.identical_replays = _sha256(first) == _sha256(second)
+        except SimtenantError as exc:
+            report.problems.append(f"{exc.error}: {exc.message}")
+            return report
+    if report.gold_reward != 1.0:
+        report.problems.append(f"gold replay scores {report.gold_reward}, not 1")
+    if report.shaped_reward not in (None, 1.0):
+        report.problems.append(f"gold replay scores {report.shaped_reward} under the shaped reward, not 1")
+    if report.noop_reward != 0.0:
+        report.problems.append("the untouched world already scores 1: the task asks for nothing")
+    if not report.identical_replays:
+        report.problems.append("two replays of the gold calls gave different database bytes")
+    return report

@@ -1,0 +1,45 @@
+"""The declarative base every table of every service shares.
+
+A naming convention gives every constraint a name (Alembic's batch mode on
+SQLite needs them). Grading semantics live on each column's ``info``:
+
+* ``{"grade": "exact"}`` (the default) — values must be equal;
+* ``{"grade": "text", "threshold": 0.5}`` — free text compared by token overlap;
+* ``{"grade": "ignore"}`` — never compared.
+
+Tables whose names start with ``_`` belong to the harness and are never graded.
+A table that takes new rows from a tool names its id format in
+``info={"id_format": "RF-{:04d}"}``; ids then come from ``_sequences``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sqlalchemy import CheckConstraint, MetaData
+from sqlalchemy.orm import DeclarativeBase
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+TEXT = {"grade": "text"}
+IGNORE = {"grade": "ignore"}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def enum_check(column: str, values: Iterable[str], name: str | None = None) -> CheckConstraint:
+    """A CHECK constraint that keeps ``column`` within ``values``."""
+    quoted = ", ".join(f"'{v}'" for v in values)
+    return CheckConstraint(f"{column} IN ({quoted})", name=name or f"{column}_enum")
+
+
+def is_harness_table(name: str) -> bool:
+    return name.startswith("_")

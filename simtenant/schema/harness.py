@@ -1,0 +1,61 @@
+"""Harness tables: the episode's own record. Never graded."""
+
+from __future__ import annotations
+
+from sqlalchemy import Boolean, Float, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .base import Base, enum_check
+
+EPISODE_STATUSES = ("running", "finished")
+
+
+class EpisodeRecord(Base):
+    """One row: which task this file is an episode of, and how it ended."""
+
+    __tablename__ = "_episode"
+    __table_args__ = (enum_check("status", EPISODE_STATUSES),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    task: Mapped[str] = mapped_column(String)
+    world: Mapped[str] = mapped_column(String)
+    snapshot_hash: Mapped[str] = mapped_column(String)
+    task_hash: Mapped[str] = mapped_column(String)
+    current_time: Mapped[str] = mapped_column(String)
+    actor: Mapped[str | None] = mapped_column(String)
+    status: Mapped[str] = mapped_column(String, default="running")
+    answer: Mapped[str | None] = mapped_column(Text)
+
+
+class CallRecord(Base):
+    """Every call the episode received, in order, with its outcome."""
+
+    __tablename__ = "_calls"
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tool: Mapped[str] = mapped_column(String)
+    args: Mapped[str] = mapped_column(Text)
+    ok: Mapped[bool] = mapped_column(Boolean)
+    result: Mapped[str | None] = mapped_column(Text)
+    error: Mapped[str | None] = mapped_column(Text)
+    reward: Mapped[float | None] = mapped_column(Float)
+
+
+class MessageRecord(Base):
+    """Messages between the agent and the task's user."""
+
+    __tablename__ = "_messages"
+    __table_args__ = (enum_check("role", ("agent", "user")),)
+
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    role: Mapped[str] = mapped_column(String)
+    content: Mapped[str] = mapped_column(Text)
+
+
+class SequenceRecord(Base):
+    """Next number of each id sequence, so created ids are deterministic."""
+
+    __tablename__ = "_sequences"
+
+    name: Mapped[str] = mapped_column(String, primary_key=True)
+    next_value: Mapped[int] = mapped_column(Integer)

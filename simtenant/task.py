@@ -1,0 +1,162 @@
+"""Task files: what the agent is asked, the gold calls, and how it is graded.
+
+A task is a YAML file under ``seeds/<world>/tasks/``; its id is
+``<world>/<file stem>``. A file that does not fit this model is refused with
+a structured error naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import TaskError
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Call(Model):
+    """One tool call, as in replay files, gold lists and ``_calls``."""
+
+    tool: str
+    args: dict[str, Any] = {}
+
+
+class CallMatcher(Model):
+    """Which calls a rule is about: tool name(s) plus predicates on args and result."""
+
+    tool: str | list[str]
+    args: dict[str, Any] = {}
+    result: dict[str, Any] = {}
+    ok: bool | None = True
+
+
+class SqlCheck(Model):
+    kind: Literal["sql"]
+    name: str
+    query: str
+    expect: list[list[Any]]
+
+
+class AnswerCheck(Model):
+    """Facts the final answer must state; a list inside the list means any of them."""
+
+    kind: Literal["answer"]
+    name: str
+    facts: list[str | list[str]]
+
+
+class BeforeCheck(Model):
+    """If a call matching ``then`` happens, a call matching ``first`` happened earlier."""
+
+    kind: Literal["before"]
+    name: str
+    first: CallMatcher
+    then: CallMatcher
+
+
+class ForbidCheck(Model):
+    kind: Literal["forbid"]
+    name: str
+    call: CallMatcher
+
+
+class NoDuplicatesCheck(Model):
+    """No call repeated with the same tool and arguments."""
+
+    kind: Literal["no_duplicates"]
+    name: str
+
+
+Check = Annotated[SqlCheck | AnswerCheck | BeforeCheck | ForbidCheck | NoDuplicatesCheck, Field(discriminator="kind")]
+
+
+class Milestone(Model):
+    """Reward ``value`` once: when a call matches ``when`` (or any matcher of a list),
+    or once all of ``after`` are reached.
+
+    ``unless`` names milestones that must not have been reached yet (for penalties);
+    ``repeat`` lets a penalty fire on every matching call.
+    """
+
+    name: str
+    value: float
+    when: CallMatcher | list[CallMatcher] | None = None
+    after: list[str] = []
+    unless: list[str] = []
+    repeat: bool = False
+
+
+class Bonus(Model):
+    """Reward ``value`` once, at the step the task is complete, if its conditions hold."""
+
+    name: str
+    value: float
+    max_steps: int | None = None
+    exact_steps: int | None = None
+    without: list[str] = []
+
+
+class ShapedReward(Model):
+    """Dense per-step reward rules; the running total is clamped to [0, 1] after each step."""
+
+    relevant: list[str]
+    duplicate_penalty: float = -0.10
+    irrelevant_penalty: float = -0.05
+    first_relevant_bonus: float = 0.0
+    progress_per_unique_relevant: float = 0.0
+    milestones: list[Milestone] = []
+    complete_when: list[str]
+    bonuses: list[Bonus] = []
+
+
+class Task(Model):
+    id: str
+    world: str
+    description: str
+    instruction: str
+    notes: str = ""
+    current_time: datetime
+    actor: str | None = None
+    gold: list[Call]
+    checks: list[Check] = []
+    reward: Literal["default", "shaped"] = "default"
+    shaped: ShapedReward | None = None
+    hash: str
+
+    @field_validator("current_time")
+    @classmethod
+    def _aware(cls, value: datetime) -> datetime:
+        if value.tzinfo is None:
+            raise ValueError("current_time needs a time zone, e.g. 2026-03-14T10:00:00Z")
+        return value
+
+    @property
+    def time_text(self) -> str:
+        return self.current_time.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def load_task(world: str, path: Path) -> Task:
+    """Read and validate one task file."""
+    text = path.read_bytes()
+    where = f"{world}/{path.name}"
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise TaskError(f"{where}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise TaskError(f"{where}: a task file holds a mapping")
+    data = {**data, "id": f"{world}/{path.stem}", "world": world, "hash": hashlib.sha256(text).hexdigest()}
+    try:
+        return Task.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise TaskError(f"{where}: {field}: {first['msg']} ({exc.error_count()} problem(s))") from None

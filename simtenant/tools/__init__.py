@@ -1,0 +1,20 @@
+"""Tools: the registry, the dispatcher, and one module per service."""
+
+from . import harness, inventory, orders, users
+from .dispatch import ToolContext, canonical_json, dispatch, row_dict
+from .registry import REGISTRY, Tool, tool, tools_of
+
+__all__ = [
+    "REGISTRY",
+    "Tool",
+    "ToolContext",
+    "canonical_json",
+    "dispatch",
+    "harness",
+    "inventory",
+    "orders",
+    "row_dict",
+    "tool",
+    "tools_of",
+    "users",
+]

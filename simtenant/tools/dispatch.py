@@ -1,0 +1,159 @@
+"""The one dispatcher: every call of every agent, interface and gold replay.
+
+A call is validated against the tool's arguments model, run inside one
+transaction together with its record in ``_calls``, and answered with a
+result or a structured error. A failing call rolls back every write it made;
+only its record (with the error) is kept.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+from sqlalchemy import Engine, inspect, select
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from ..errors import Conflict, InvalidArgument, NotFound, SimtenantError
+from ..schema.harness import CallRecord, SequenceRecord
+from .registry import Tool
+
+if TYPE_CHECKING:
+    from ..episode import Episode
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no spaces: the same value always gives the same bytes."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass
+class ToolContext:
+    """What a tool may use: the open session, the frozen clock and the acting identity."""
+
+    session: Session
+    now: datetime
+    actor: str | None
+    episode: Episode
+
+    @property
+    def timestamp(self) -> str:
+        return self.now.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def get(self, model: type, key: Any, what: str | None = None) -> Any:
+        """The row of ``model`` with primary key ``key``, or a 404."""
+        row = self.session.get(model, key)
+        if row is None:
+            raise NotFound(f"{what or model.__tablename__} {key!r} not found")
+        return row
+
+    def next_id(self, model: type) -> str:
+        """The next id of ``model``'s sequence, formatted by its ``id_format``."""
+        table = model.__table__
+        sequence = self.session.get(SequenceRecord, table.name)
+        if sequence is None:
+            raise Conflict(f"table {table.name} has no id sequence")
+        value = sequence.next_value
+        sequence.next_value = value + 1
+        return table.info["id_format"].format(value)
+
+
+def row_dict(row: Any) -> dict[str, Any]:
+    """A mapped row as a plain dict of its columns."""
+    return {attr.key: getattr(row, attr.key) for attr in inspect(row).mapper.column_attrs}
+
+
+@dataclass
+class Outcome:
+    seq: int
+    tool: str
+    args: dict[str, Any]
+    ok: bool
+    result: Any = None
+    error: dict[str, Any] | None = None
+    reward: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"seq": self.seq, "tool": self.tool, "ok": self.ok}
+        body["result" if self.ok else "error"] = self.result if self.ok else self.error
+        if self.reward is not None:
+            body["reward"] = self.reward
+        return body
+
+
+def _validation_message(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)
+
+
+def dispatch(episode: Episode, engine: Engine, tools: dict[str, Tool], name: str, args: Any) -> Outcome:
+    """Run one call in one transaction and record it; never raises for bad input."""
+    args = args if isinstance(args, dict) else {"__invalid__": args}
+    with Session(engine, expire_on_commit=False) as session:
+        outcome = Outcome(seq=0, tool=name, args=args, ok=False)
+        try:
+            with session.begin():
+                outcome.seq = _next_seq(session)
+                outcome.result = _run(episode, session, tools, name, args)
+                outcome.ok = True
+                outcome.reward = episode.step_reward(outcome)
+                _record(session, outcome)
+            return outcome
+        except SimtenantError as exc:
+            outcome.error = exc.to_dict()
+        except IntegrityError as exc:
+            outcome.error = Conflict(f"constraint violated: {exc.orig}", error="constraint_violation").to_dict()
+        except SQLAlchemyError as exc:
+            outcome.error = SimtenantError(f"database error: {type(exc).__name__}").to_dict()
+        except Exception as exc:  # a bug in a tool still answers, without a traceback
+            outcome.error = SimtenantError(f"tool {name} failed: {type(exc).__name__}").to_dict()
+        outcome.result = None
+        with session.begin():
+            outcome.seq = _next_seq(session)
+            outcome.reward = episode.step_reward(outcome)
+            _record(session, outcome)
+        return outcome
+
+
+def _next_seq(session: Session) -> int:
+    return (session.scalar(select(CallRecord.seq).order_by(CallRecord.seq.desc()).limit(1)) or 0) + 1
+
+
+def _run(episode: Episode, session: Session, tools: dict[str, Tool], name: str, args: dict[str, Any]) -> Any:
+    tool = tools.get(name)
+    if tool is None:
+        raise NotFound(f"unknown tool {name!r}", error="unknown_tool")
+    if episode.done:
+        raise Conflict("the episode has finished; no more calls are taken", error="episode_finished")
+    if "__invalid__" in args:
+        raise InvalidArgument("arguments must be a JSON object", error="invalid_arguments")
+    try:
+        validated = tool.arguments.model_validate(args)
+    except ValidationError as exc:
+        raise InvalidArgument(_validation_message(exc), error="invalid_arguments") from None
+    context = ToolContext(session=session, now=episode.now, actor=episode.actor, episode=episode)
+    result = tool.fn(context, **{field: getattr(validated, field) for field in type(validated).model_fields})
+    session.flush()
+    # Round-trip through JSON so the result is plain data, identical to what is recorded.
+    return json.loads(canonical_json(result))
+
+
+def _record(session: Session, outcome: Outcome) -> None:
+    session.add(
+        CallRecord(
+            seq=outcome.seq,
+            tool=outcome.tool,
+            args=canonical_json(outcome.args),
+            ok=outcome.ok,
+            result=canonical_json(outcome.result) if outcome.ok else None,
+            error=None if outcome.ok else canonical_json(outcome.error),
+            reward=outcome.reward,
+        )
+    )

@@ -1,0 +1,26 @@
+"""Money arithmetic: amounts are floats in the database, exact decimals in sums."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import Decimal
+
+from ..errors import InvalidArgument
+
+CENT = Decimal("0.01")
+
+
+def to_decimal(value: float) -> Decimal:
+    return Decimal(str(value))
+
+
+def total(values: Iterable[float]) -> Decimal:
+    return sum((to_decimal(v) for v in values), Decimal(0))
+
+
+def cents(amount: float, what: str = "amount") -> Decimal:
+    """``amount`` as an exact decimal, refused if it has fractions of a cent."""
+    value = to_decimal(amount)
+    if value != value.quantize(CENT):
+        raise InvalidArgument(f"{what} must have at most two decimals, got {amount}", error="invalid_amount")
+    return value

@@ -1,0 +1,116 @@
+"""Order service tools: look up orders, change their status, issue refunds."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import select
+
+from ..errors import Conflict
+from ..schema.orders import ORDER_STATUSES, ORDER_TRANSITIONS, Coupon, Order, OrderCoupon, OrderItem, Refund
+from ..schema.users import User
+from .dispatch import ToolContext, row_dict
+from .money import cents, total
+from .registry import tool
+
+OrderId = Annotated[str, Field(description="The order id, e.g. ORD-1005")]
+OrderStatus = Literal[ORDER_STATUSES]  # type: ignore[valid-type]
+
+
+def order_view(ctx: ToolContext, order: Order) -> dict[str, Any]:
+    """An order with its line items, the coupons as applied, and its refunds."""
+    session = ctx.session
+    items = session.scalars(select(OrderItem).where(OrderItem.order_id == order.id).order_by(OrderItem.id))
+    coupons = session.execute(
+        select(OrderCoupon, Coupon)
+        .join(Coupon, Coupon.code == OrderCoupon.coupon_code)
+        .where(OrderCoupon.order_id == order.id)
+        .order_by(OrderCoupon.coupon_code)
+    )
+    refunds = list(session.scalars(select(Refund).where(Refund.order_id == order.id).order_by(Refund.id)))
+    view = row_dict(order)
+    view["items"] = [{k: v for k, v in row_dict(item).items() if k not in ("id", "order_id")} for item in items]
+    view["coupons_applied"] = [
+        {
+            "code": applied.coupon_code,
+            "description": coupon.description,
+            "kind": coupon.kind,
+            "value": coupon.value,
+            "basis": coupon.basis,
+            "adjustment": applied.adjustment,
+        }
+        for applied, coupon in coupons
+    ]
+    view["refunds"] = [{k: v for k, v in row_dict(r).items() if k != "order_id"} for r in refunds]
+    view["refunded_total"] = float(total(r.amount for r in refunds))
+    return view
+
+
+@tool("orders", "GET", "/orders/lookup")
+def orders_lookup(ctx: ToolContext, order_id: OrderId) -> Any:
+    """Look up one order: status, charged total, line items, coupons applied and refunds."""
+    return order_view(ctx, ctx.get(Order, order_id, "order"))
+
+
+@tool("orders", "GET", "/orders/by-user")
+def orders_by_user(ctx: ToolContext, user_id: Annotated[str, Field(description="The user id, e.g. USR-001")]) -> Any:
+    """List every order a customer placed, oldest first."""
+    ctx.get(User, user_id, "user")
+    orders = ctx.session.scalars(select(Order).where(Order.user_id == user_id).order_by(Order.placed_at, Order.id))
+    return {"user_id": user_id, "orders": [order_view(ctx, o) for o in orders]}
+
+
+@tool("orders", "POST", "/orders/update-status")
+def orders_update_status(
+    ctx: ToolContext,
+    order_id: OrderId,
+    new_status: Annotated[OrderStatus, Field(description="The status to move the order to")],
+) -> Any:
+    """Move an order to a new status. Allowed moves: pending→processing|cancelled,
+    processing→shipped|cancelled, shipped→delivered, delivered→returned (return-eligible orders only)."""
+    order = ctx.get(Order, order_id, "order")
+    if new_status not in ORDER_TRANSITIONS[order.status]:
+        allowed = ", ".join(ORDER_TRANSITIONS[order.status]) or "none"
+        raise Conflict(
+            f"order {order_id} cannot go from {order.status} to {new_status} (allowed: {allowed})",
+            error="illegal_transition",
+        )
+    if new_status == "returned" and not order.return_eligible:
+        raise Conflict(f"order {order_id} is not eligible for return", error="not_return_eligible")
+    previous = order.status
+    order.status = new_status
+    order.updated_at = ctx.timestamp
+    return {"order_id": order_id, "previous_status": previous, "status": new_status}
+
+
+@tool("orders", "POST", "/orders/process-refund")
+def orders_process_refund(
+    ctx: ToolContext,
+    order_id: OrderId,
+    amount: Annotated[float, Field(gt=0, description="Amount to refund in dollars, at most two decimals")],
+    reason: Annotated[str, Field(min_length=1, description="Why the money is refunded")],
+) -> Any:
+    """Refund part or all of what a customer was charged for an order."""
+    value = cents(amount)
+    order = ctx.get(Order, order_id, "order")
+    if order.status == "pending":
+        raise Conflict(f"order {order_id} is pending: nothing has been charged yet", error="not_charged")
+    refunds = list(ctx.session.scalars(select(Refund).where(Refund.order_id == order_id)))
+    if any(total([r.amount]) == value for r in refunds):
+        raise Conflict(f"a refund of {value} was already issued for order {order_id}", error="duplicate_refund")
+    refundable = total([order.total]) - total(r.amount for r in refunds)
+    if value > refundable:
+        raise Conflict(
+            f"refund {value} exceeds what remains refundable on order {order_id} ({refundable})",
+            error="exceeds_refundable",
+        )
+    refund = Refund(
+        id=ctx.next_id(Refund),
+        order_id=order_id,
+        amount=float(value),
+        reason=reason.strip(),
+        created_at=ctx.timestamp,
+    )
+    ctx.session.add(refund)
+    return {**row_dict(refund), "remaining_refundable": float(refundable - value)}

@@ -1,0 +1,106 @@
+"""The tool registry: a decorator that turns a typed function into a tool.
+
+A tool's signature and docstring are its interface: the arguments model
+(and so the JSON Schema) is generated from the type hints, the description
+from the docstring. Nothing is written twice.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, create_model
+
+Method = str  # "GET" reads, anything else writes
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    service: str
+    method: Method
+    path: str
+    description: str
+    fn: Callable[..., Any]
+    arguments: type[BaseModel]
+
+    @property
+    def writes(self) -> bool:
+        return self.method != "GET"
+
+    @property
+    def harness(self) -> bool:
+        return self.service == "harness"
+
+    def json_schema(self) -> dict[str, Any]:
+        return _strip_titles(self.arguments.model_json_schema())
+
+    def openai(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.json_schema(),
+            },
+        }
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "service": self.service,
+            "method": self.method,
+            "path": self.path,
+            "description": self.description,
+            "parameters": self.json_schema(),
+        }
+
+
+REGISTRY: dict[str, Tool] = {}
+
+
+class _Arguments(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def tool(service: str, method: Method, path: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``fn(ctx, **args)`` as a tool of ``service`` at route ``method path``."""
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if fn.__name__ in REGISTRY:
+            raise ValueError(f"tool {fn.__name__} is registered twice")
+        hints = get_type_hints(fn, include_extras=True)
+        fields: dict[str, Any] = {}
+        for name, parameter in list(inspect.signature(fn).parameters.items())[1:]:
+            default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+            fields[name] = (hints[name], default)
+        arguments = create_model(f"{fn.__name__}_arguments", __base__=_Arguments, **fields)
+        REGISTRY[fn.__name__] = Tool(
+            name=fn.__name__,
+            service=service,
+            method=method,
+            path=path,
+            description=inspect.cleandoc(fn.__doc__ or "").strip(),
+            fn=fn,
+            arguments=arguments,
+        )
+        return fn
+
+    return register
+
+
+def tools_of(services: Iterable[str]) -> list[Tool]:
+    """The tools of the given services, service by service in the order given."""
+    return [t for service in services for t in REGISTRY.values() if t.service == service]
+
+
+def _strip_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        # pydantic's generated titles are noise; a property named "title" is kept
+        return {k: _strip_titles(v) for k, v in schema.items() if not (k == "title" and isinstance(v, str))}
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema

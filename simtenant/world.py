@@ -1,0 +1,93 @@
+"""Worlds: a folder of seed data, policy and tasks, plus the services whose tools it offers."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+import yaml
+from sqlalchemy import Table
+
+from .errors import NotFound
+from .schema import Base, metadata
+from .task import Task, load_task
+from .tools import Tool, tools_of
+
+SEEDS = Path(__file__).parent / "seeds"
+TASK_ID = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*$")
+
+
+@dataclass
+class World:
+    name: str
+    title: str
+    description: str
+    services: list[str]
+    folder: Path
+    _tasks: dict[str, Task] | None = field(default=None, repr=False)
+
+    @property
+    def policy(self) -> str:
+        path = self.folder / "policy.md"
+        return path.read_text() if path.exists() else ""
+
+    @property
+    def tables(self) -> list[Table]:
+        """The world's tables in foreign-key order: those of its services' schema modules."""
+        modules = {f"simtenant.schema.{s}" for s in self.services}
+        owned = {m.local_table.name for m in Base.registry.mappers if m.class_.__module__ in modules}
+        return [t for t in metadata.sorted_tables if t.name in owned]
+
+    @property
+    def tools(self) -> list[Tool]:
+        return tools_of(self.services)
+
+    def all_tools(self) -> list[Tool]:
+        """The world's tools and the harness tools offered beside them."""
+        return [*self.tools, *tools_of(["harness"])]
+
+    @property
+    def tasks(self) -> dict[str, Task]:
+        if self._tasks is None:
+            paths = sorted((self.folder / "tasks").glob("*.yaml"))
+            self._tasks = {t.id: t for t in (load_task(self.name, p) for p in paths)}
+        return self._tasks
+
+
+@cache
+def worlds() -> dict[str, World]:
+    found = {}
+    for meta in sorted(SEEDS.glob("*/world.yaml")):
+        data = yaml.safe_load(meta.read_text())
+        found[data["name"]] = World(
+            name=data["name"],
+            title=data["title"],
+            description=data["description"],
+            services=list(data["services"]),
+            folder=meta.parent,
+        )
+    return found
+
+
+def get_world(name: str) -> World:
+    try:
+        return worlds()[name]
+    except KeyError:
+        raise NotFound(f"unknown world {name!r}; worlds: {', '.join(worlds())}", error="unknown_world") from None
+
+
+def get_task(task_id: str) -> Task:
+    """The task with id ``world/name``; refuses ids that are not of that shape."""
+    if not TASK_ID.match(task_id):
+        raise NotFound(f"{task_id!r} is not a task id (world/name)", error="unknown_task")
+    world = get_world(task_id.split("/", 1)[0])
+    try:
+        return world.tasks[task_id]
+    except KeyError:
+        raise NotFound(f"unknown task {task_id!r}; see `simtenant tasks {world.name}`", error="unknown_task") from None
+
+
+def all_tasks() -> list[Task]:
+    return [t for w in worlds().values() for t in w.tasks.values()]
