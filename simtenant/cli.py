@@ -10,12 +10,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .errors import InvalidArgument, SimtenantError
 from .grader import EpisodeFile, GradeResult, diff_databases, grade
+from .grader.grade import check_reward_mode
 from .grader.validate import validate_task
 from .schema import is_harness_table, metadata
 from .world import get_task, get_world, worlds
@@ -41,6 +44,8 @@ def command(name: str | None = None) -> Callable[[Callable[..., Any]], Callable[
                 return fn(*args, **kwargs)
             except SimtenantError as exc:
                 failure = exc
+            except (typer.Exit, typer.Abort, click.exceptions.ClickException):
+                raise
             except Exception as exc:  # the CLI never shows a traceback
                 if os.environ.get("SIMTENANT_DEBUG"):
                     raise
@@ -48,7 +53,9 @@ def command(name: str | None = None) -> Callable[[Callable[..., Any]], Callable[
             if kwargs.get("json_output"):
                 _print_json({"error": failure.to_dict()})
             else:
-                errors.print(f"[red]error {failure.code} {failure.error}[/red]: {failure.message}", highlight=False)
+                errors.print(
+                    f"[red]error {failure.code} {failure.error}[/red]: {escape(failure.message)}", highlight=False
+                )
             raise typer.Exit(1)
 
         return app.command(name)(wrapper)
@@ -132,9 +139,12 @@ def run(
     json_output: JsonFlag = False,
 ) -> None:
     """Play a task with an agent into a new episode file, then grade it."""
+    from .agents import check_agent
     from .agents import run as run_agent
 
     found = get_task(task)
+    check_agent(agent, actions)
+    check_reward_mode(found, reward)
     path = run_agent(found, agent, _episode_path(found.id, agent, out, runs_dir), actions=actions)
     _show_grade(grade(path, reward), json_output)
 
@@ -206,11 +216,12 @@ def diff(
         tables = get_world(left.world).tables
     result = diff_databases(expected, actual, tables, base=base)
     if json_output:
-        return _print_json({"match": result.match, "diff": [d.to_dict() for d in result.differences]})
-    if result.match:
+        _print_json({"match": result.match, "diff": [d.to_dict() for d in result.differences]})
+    elif result.match:
         console.print("[green]no differences[/green]")
     else:
         console.print(_diff_table(result.differences))
+    if not result.match:
         raise typer.Exit(1)
 
 

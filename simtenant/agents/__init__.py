@@ -40,9 +40,8 @@ def noop(episode: Episode, **_: Any) -> list[Outcome]:
 
 def replay(episode: Episode, actions: Path | None = None, **_: Any) -> list[Outcome]:
     """Plays the calls of a replay file."""
-    if actions is None:
-        raise InvalidArgument("the replay agent needs --actions FILE", error="missing_argument")
-    return play(episode, read_actions(actions))
+    calls = check_agent("replay", actions)
+    return play(episode, calls or [])
 
 
 AGENTS: dict[str, Callable[..., list[Outcome]]] = {"oracle": oracle, "noop": noop, "replay": replay}
@@ -76,14 +75,23 @@ def read_actions(path: Path) -> list[Call]:
     return calls
 
 
-def run(task: Any, agent: str, path: Path, actions: Path | None = None) -> Path:
-    """Play ``task`` with the named agent into a new episode file at ``path``."""
+def check_agent(agent: str, actions: Path | None = None) -> list[Call] | None:
+    """Refuse an unknown agent or a bad replay file before anything is written; the replay's calls."""
     if agent not in AGENTS:
         raise InvalidArgument(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}", error="unknown_agent")
-    calls = read_actions(actions) if agent == "replay" and actions is not None else None
+    if agent != "replay":
+        return None
+    if actions is None:
+        raise InvalidArgument("the replay agent needs --actions FILE", error="missing_argument")
+    return read_actions(actions)
+
+
+def run(task: Any, agent: str, path: Path, actions: Path | None = None) -> Path:
+    """Play ``task`` with the named agent into a new episode file at ``path``."""
+    calls = check_agent(agent, actions)
     with Episode.start(task, path) as episode:
         if calls is not None:
             play(episode, calls)
         else:
-            AGENTS[agent](episode, actions=actions)
+            AGENTS[agent](episode)
     return path

@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import Integer, Table
 
+from ..errors import InvalidArgument
 from .text import DEFAULT_THRESHOLD, text_matches
 
 Row = dict[str, Any]
@@ -110,6 +111,11 @@ def diff_databases(expected: Path, actual: Path, tables: Iterable[Table], base: 
         for table in tables:
             _diff_table(connection, _TableSpec.of(table), aligned, result)
         return result
+    except sqlite3.DatabaseError as exc:
+        raise InvalidArgument(
+            f"cannot diff {expected} and {actual}: not tenant databases of the same schema ({exc})",
+            error="not_a_database",
+        ) from None
     finally:
         connection.close()
 

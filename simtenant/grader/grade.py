@@ -163,15 +163,21 @@ def shaped_reward(task: Task, calls: list[RecordedCall]) -> float | None:
     return tracker.total
 
 
-def grade(path: Path | str, reward_mode: str | None = None) -> GradeResult:
-    """Grade an episode file against its task's gold replay."""
-    episode = EpisodeFile.read(path)
-    task = get_task(episode.task)
+def check_reward_mode(task: Task, reward_mode: str | None) -> str:
+    """The reward mode to grade ``task`` with: the one asked for, else the task's own."""
     mode = reward_mode or task.reward
     if mode not in REWARD_MODES:
         raise InvalidArgument(f"reward must be one of {', '.join(REWARD_MODES)}", error="invalid_reward")
     if mode == "shaped" and task.shaped is None:
         raise InvalidArgument(f"task {task.id} has no shaped reward rules", error="invalid_reward")
+    return mode
+
+
+def grade(path: Path | str, reward_mode: str | None = None) -> GradeResult:
+    """Grade an episode file against its task's gold replay."""
+    episode = EpisodeFile.read(path)
+    task = get_task(episode.task)
+    mode = check_reward_mode(task, reward_mode)
     warnings = []
     if episode.task_hash != task.hash:
         warnings.append("the task file changed since this episode ran; graded against the current task")

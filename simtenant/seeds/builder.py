@@ -4,10 +4,15 @@ empty file → Alembic migrations → seed rows → id sequences → integrity a
 foreign-key checks → VACUUM, journal mode DELETE, closed. Snapshots are cached
 by a content hash of the migrations, the world's seed files and this builder's
 version, and rebuilt when any of them change. Two builds are byte-identical.
+
+``scale`` (1, 10, 100, …) adds ``scale - 1`` relabelled copies of every seed
+row, with their keys renumbered and their foreign keys pointing into the same
+copy, so a world can be made large without losing a single valid relation.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -41,21 +46,34 @@ def _seed_files(world: World) -> list[Path]:
     return sorted([world.folder / "world.yaml", *(world.folder / "data").glob("*.yaml")])
 
 
-def snapshot_hash(world: World) -> str:
+def snapshot_hash(world: World, scale: int = 1) -> str:
     """Content hash of everything a snapshot is made from."""
+    files = [*sorted(MIGRATIONS.glob("*.py")), *_seed_files(world)]
+    stamps = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    return _content_hash(stamps, scale)
+
+
+@functools.lru_cache(maxsize=64)
+def _content_hash(stamps: tuple[tuple[str, int, int], ...], scale: int) -> str:
+    # Keyed on the files' paths, mtimes and sizes, so a process hashes unchanged files once.
     digest = hashlib.sha256(f"builder {BUILDER_VERSION}\n".encode())
-    for path in [*sorted(MIGRATIONS.glob("*.py")), *_seed_files(world)]:
+    if scale != 1:
+        digest.update(f"scale {scale}\n".encode())
+    for name, _, _ in stamps:
+        path = Path(name)
         digest.update(f"{path.parent.name}/{path.name}\n".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-def snapshot(world: World) -> Path:
-    """The world's snapshot file, built if it is not in the cache yet."""
-    path = snapshot_path(world, snapshot_hash(world))
+def snapshot(world: World, scale: int = 1) -> Path:
+    """The world's snapshot file at ``scale``, built if it is not in the cache yet."""
+    if scale < 1:
+        raise TaskError(f"scale must be at least 1, got {scale}", error="invalid_scale")
+    path = snapshot_path(world, snapshot_hash(world, scale))
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        build(world, path)
+        build(world, path, scale)
     return path
 
 
@@ -68,13 +86,13 @@ def hash_of(world: World, snapshot_file: Path) -> str:
     return snapshot_file.stem.removeprefix(f"{world.name}-")
 
 
-def build(world: World, dest: Path) -> None:
+def build(world: World, dest: Path, scale: int = 1) -> None:
     """Build the snapshot into ``dest`` (atomically: a temporary file, then a rename)."""
     tmp = dest.with_name(f"{dest.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
     try:
         db.upgrade(tmp)
-        _insert_seed_rows(world, tmp)
+        _insert_seed_rows(world, tmp, scale)
         problems = db.integrity_problems(tmp)
         if problems:
             raise TaskError(f"world {world.name}: seed data breaks integrity: {'; '.join(problems[:5])}")
@@ -94,20 +112,20 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _insert_seed_rows(world: World, path: Path) -> None:
+def _insert_seed_rows(world: World, path: Path, scale: int = 1) -> None:
     tables = {t.name: t for t in world.tables}
     files = {p.stem: p for p in (world.folder / "data").glob("*.yaml")}
     unknown = sorted(set(files) - set(tables))
     if unknown:
         raise TaskError(f"world {world.name}: seed files for tables it does not have: {', '.join(unknown)}")
+    seed = {name: _read_rows(files[name]) if name in files else [] for name in tables}
+    rows_by_table = _scaled(tables, seed, scale)
     engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
     try:
         with engine.begin() as connection:
             for name, table in tables.items():  # foreign-key order
-                if name in files:
-                    rows = _read_rows(files[name])
-                    if rows:
-                        connection.execute(insert(table), rows)
+                if rows_by_table[name]:
+                    connection.execute(insert(table), rows_by_table[name])
                 if "id_format" in table.info:
                     connection.execute(
                         insert(SequenceRecord.__table__),
@@ -129,3 +147,41 @@ def _next_value(connection: Any, table: Table) -> int:
     (pk,) = table.primary_key.columns
     numbers = [int(m.group(1)) for (value,) in connection.execute(select(pk)) if (m := pattern.match(str(value)))]
     return max(numbers, default=0) + 1
+
+
+def _scaled(tables: dict[str, Table], seed: dict[str, list[dict[str, Any]]], scale: int) -> dict[str, list[dict]]:
+    """The seed rows plus ``scale - 1`` relabelled copies (see the module docstring)."""
+    result = {name: list(rows) for name, rows in seed.items()}
+    for copy in range(2, scale + 1):
+        renamed: dict[str, dict[Any, Any]] = {}
+        for name, table in tables.items():
+            pk = [c.name for c in table.primary_key.columns]
+            relabel = {c.name for c in table.columns if c.unique} | (set(pk) if len(pk) == 1 else set())
+            foreign = {fk.parent.name: fk.column.table.name for fk in table.foreign_keys}
+            largest = max((r[pk[0]] for r in seed[name] if isinstance(r.get(pk[0]), int)), default=0)
+            renamed[name] = {}
+            for row in seed[name]:
+                new = dict(row)
+                for column, referred in foreign.items():
+                    new[column] = renamed.get(referred, {}).get(row[column], row[column])
+                for column in relabel - set(foreign):
+                    new[column] = _relabel(row[column], copy, largest)
+                if len(pk) == 1:
+                    renamed[name][row[pk[0]]] = new[pk[0]]
+                result[name].append(new)
+    return result
+
+
+def _relabel(value: Any, copy: int, largest_int: int) -> Any:
+    """A value made distinct for the ``copy``-th copy: USR-001 → USR-1001, a@b → a+2@b, 7 → 7 + n·largest."""
+    if isinstance(value, int):
+        return value + (copy - 1) * largest_int
+    text = str(value)
+    if "@" in text:
+        local, _, domain = text.partition("@")
+        return f"{local}+{copy}@{domain}"
+    match = re.match(r"^(.*?)(\d+)$", text)
+    if match:
+        prefix, digits = match.groups()
+        return f"{prefix}{int(digits) + (copy - 1) * 10 ** len(digits):0{len(digits)}d}"
+    return f"{text}-{copy}"

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 def canonical_json(value: Any) -> str:
     """JSON with sorted keys and no spaces: the same value always gives the same bytes."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 @dataclass
@@ -95,7 +95,7 @@ def _validation_message(exc: ValidationError) -> str:
 
 def dispatch(episode: Episode, engine: Engine, tools: dict[str, Tool], name: str, args: Any) -> Outcome:
     """Run one call in one transaction and record it; never raises for bad input."""
-    args = args if isinstance(args, dict) else {"__invalid__": args}
+    args = _as_json_object(args)
     with Session(engine, expire_on_commit=False) as session:
         outcome = Outcome(seq=0, tool=name, args=args, ok=False)
         try:
@@ -122,6 +122,15 @@ def dispatch(episode: Episode, engine: Engine, tools: dict[str, Tool], name: str
         return outcome
 
 
+def _as_json_object(args: Any) -> dict[str, Any]:
+    """The arguments if they are a JSON object; otherwise a marker that ``_run`` refuses."""
+    try:
+        canonical_json(args)
+    except (TypeError, ValueError):
+        return {"__invalid__": repr(args)}
+    return args if isinstance(args, dict) else {"__invalid__": args}
+
+
 def _next_seq(session: Session) -> int:
     return (session.scalar(select(CallRecord.seq).order_by(CallRecord.seq.desc()).limit(1)) or 0) + 1
 
@@ -133,7 +142,7 @@ def _run(episode: Episode, session: Session, tools: dict[str, Tool], name: str, 
     if episode.done:
         raise Conflict("the episode has finished; no more calls are taken", error="episode_finished")
     if "__invalid__" in args:
-        raise InvalidArgument("arguments must be a JSON object", error="invalid_arguments")
+        raise InvalidArgument("arguments must be a JSON object of JSON values", error="invalid_arguments")
     try:
         validated = tool.arguments.model_validate(args)
     except ValidationError as exc:

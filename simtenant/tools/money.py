@@ -7,8 +7,6 @@ from decimal import Decimal
 
 from ..errors import InvalidArgument
 
-CENT = Decimal("0.01")
-
 
 def to_decimal(value: float) -> Decimal:
     return Decimal(str(value))
@@ -19,8 +17,10 @@ def total(values: Iterable[float]) -> Decimal:
 
 
 def cents(amount: float, what: str = "amount") -> Decimal:
-    """``amount`` as an exact decimal, refused if it has fractions of a cent."""
+    """``amount`` as an exact decimal, refused if it is not finite or has fractions of a cent."""
     value = to_decimal(amount)
-    if value != value.quantize(CENT):
+    if not value.is_finite():
+        raise InvalidArgument(f"{what} must be a finite number, got {amount}", error="invalid_amount")
+    if value.normalize().as_tuple().exponent < -2:  # type: ignore[operator]
         raise InvalidArgument(f"{what} must have at most two decimals, got {amount}", error="invalid_amount")
     return value

@@ -10,11 +10,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from typing import Annotated, Any, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, create_model
+from pydantic import BaseModel, ConfigDict, StringConstraints, create_model
 
 Method = str  # "GET" reads, anything else writes
+
+# Free text that must say something: surrounding blanks are dropped, then it may not be empty.
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
 @dataclass(frozen=True)

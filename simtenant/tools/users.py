@@ -31,7 +31,8 @@ def users_lookup(
         query = query.where(func.lower(User.email) == email.strip().lower())
     user = ctx.session.scalars(query).first()
     if user is None:
-        raise NotFound(f"no user with {'user_id ' + repr(user_id) if user_id else 'email ' + repr(email)}")
+        given = f"user_id {user_id!r}" if user_id is not None else f"email {email!r}"
+        raise NotFound(f"no user with {given}")
     return row_dict(user)
 
 
