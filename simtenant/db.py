@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from contextvars import ContextVar
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.pool import NullPool
 
 
@@ -21,6 +22,9 @@ def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
+    # A killed process loses nothing the OS already holds; only a power cut could, and an
+    # episode is cheap to run again. Not waiting for the disk makes every call ~0.5 ms faster.
+    cursor.execute("PRAGMA synchronous=OFF")
     cursor.close()
 
 
@@ -28,12 +32,32 @@ def _on_begin(connection) -> None:
     connection.exec_driver_sql("BEGIN")
 
 
-def open_engine(path: Path | str) -> Engine:
-    """An engine on a tenant file with foreign keys enforced on every connection."""
-    engine = create_engine(f"sqlite:///{path}")
+_opening: ContextVar[str] = ContextVar("opening")
+
+
+def _tenant_engine() -> Engine:
+    # One engine for every tenant file: all share the schema and dialect, so a statement
+    # compiled for one episode serves them all (an engine per file would compile anew).
+    engine = create_engine(
+        "sqlite://",
+        creator=lambda: sqlite3.connect(_opening.get(), check_same_thread=False),
+        poolclass=NullPool,
+    )
     event.listen(engine, "connect", _on_connect)
     event.listen(engine, "begin", _on_begin)
     return engine
+
+
+_ENGINE = _tenant_engine()
+
+
+def connect(path: Path | str) -> Connection:
+    """A connection to a tenant file with foreign keys enforced; the caller closes it."""
+    token = _opening.set(str(path))
+    try:
+        return _ENGINE.connect()
+    finally:
+        _opening.reset(token)
 
 
 def alembic_config() -> Config:

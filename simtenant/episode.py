@@ -12,10 +12,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
 from . import db, seeds
 from .errors import Conflict
 from .grader.rewards import ShapedTracker
-from .schema.harness import EpisodeRecord
+from .schema.harness import CallRecord, EpisodeRecord
 from .task import Task
 from .tools import Tool, canonical_json, dispatch
 from .tools.dispatch import Outcome
@@ -32,7 +35,11 @@ class Episode:
         self.tools: dict[str, Tool] = {t.name: t for t in self.world.all_tools()}
         self.done = False
         self.shaped = ShapedTracker(task.shaped) if task.shaped else None
-        self.engine = db.open_engine(self.path)
+        # One connection and session for the episode's life: only this episode writes its file.
+        self.connection = db.connect(self.path)
+        self.session = Session(bind=self.connection, expire_on_commit=False)
+        with self.session.begin():
+            self.calls: int = self.session.scalar(select(func.count()).select_from(CallRecord)) or 0
 
     @classmethod
     def start(cls, task: Task, path: Path | str, snapshot: Path | None = None) -> Episode:
@@ -45,8 +52,8 @@ class Episode:
         path.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, path)
         episode = cls(task, path)
-        with episode.engine.begin() as connection:
-            connection.execute(
+        with episode.session.begin():
+            episode.session.execute(
                 EpisodeRecord.__table__.insert(),
                 {
                     "id": 1,
@@ -63,13 +70,13 @@ class Episode:
 
     def call(self, tool: str, args: Any = None) -> Outcome:
         """Run one tool call; returns its outcome (a result or a structured error)."""
-        outcome = dispatch(self, self.engine, self.tools, tool, {} if args is None else args)
+        outcome = dispatch(self, tool, {} if args is None else args)
         if tool == "finish" and outcome.ok:
             self.done = True
         return outcome
 
     def step_reward(self, outcome: Outcome) -> float | None:
-        if self.shaped is None:
+        if self.shaped is None or self.done:
             return None
         tool = self.tools.get(outcome.tool)
         return self.shaped.step(
@@ -82,7 +89,8 @@ class Episode:
         )
 
     def close(self) -> None:
-        self.engine.dispose()
+        self.session.close()
+        self.connection.close()
 
     def __enter__(self) -> Episode:
         return self

@@ -750,12 +750,11 @@ def test_same_calls_give_byte_identical_episode_files(start_episode):
     assert query(paths[0], "SELECT count(*) FROM _calls") == [(len(SCRIPT),)]
 
 
-def test_foreign_keys_are_enforced_on_the_episode_engine(start_episode):
+def test_foreign_keys_are_enforced_on_the_episode_connection(start_episode):
     episode = start_episode()
-    with episode.engine.connect() as connection:
-        assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
-    with pytest.raises(IntegrityError), episode.engine.begin() as connection:
-        connection.exec_driver_sql(
+    assert episode.connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    with pytest.raises(IntegrityError), episode.session.begin():
+        episode.session.connection().exec_driver_sql(
             "INSERT INTO refunds (id, order_id, amount, reason, created_at) "
             "VALUES ('RF-9999', 'ORD-0000', 1.0, 'x', '2026-03-14T10:00:00Z')"
         )

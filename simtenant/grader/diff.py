@@ -107,7 +107,7 @@ def diff_databases(expected: Path, actual: Path, tables: Iterable[Table], base: 
         connection.execute("ATTACH DATABASE ? AS exp", (f"file:{expected}?mode=ro",))
         connection.execute("ATTACH DATABASE ? AS base", (f"file:{base or expected}?mode=ro",))
         result = DiffResult()
-        aligned: dict[str, dict[Key, Key]] = {}
+        aligned: dict[str, dict[Key, Key | None]] = {}
         for table in tables:
             _diff_table(connection, _TableSpec.of(table), aligned, result)
         return result
@@ -144,7 +144,7 @@ def _fetch(connection: sqlite3.Connection, spec: _TableSpec, schema: str, keys: 
 
 
 def _diff_table(
-    connection: sqlite3.Connection, spec: _TableSpec, aligned: dict[str, dict[Key, Key]], result: DiffResult
+    connection: sqlite3.Connection, spec: _TableSpec, aligned: dict[str, dict[Key, Key | None]], result: DiffResult
 ) -> None:
     keys: set[Key] = set()
     for left, right in (("main", "base"), ("base", "main"), ("exp", "base"), ("base", "exp")):
@@ -174,15 +174,20 @@ def _diff_table(
 
     created_expected = [k for k in ordered if k in expected and k not in base]
     created_actual = [k for k in ordered if k in actual and k not in base]
-    aligned[name] = _align_created(spec, expected, actual, created_expected, created_actual, result)
+    pairs = _align_created(spec, expected, actual, created_expected, created_actual, result)
+    aligned[name] = {key: pairs.get(key) for key in created_actual}
 
 
-def _translate(spec: _TableSpec, row: Row, aligned: dict[str, dict[Key, Key]]) -> Row:
-    """Point the row's foreign keys at the expected database's ids of created rows."""
+def _translate(spec: _TableSpec, row: Row, aligned: dict[str, dict[Key, Key | None]]) -> Row:
+    """Point the row's foreign keys at the expected database's ids of created rows.
+
+    A key of a created row that has no partner cannot equal any expected id, whatever its value.
+    """
     for column, referred in spec.foreign.items():
         mapping = aligned.get(referred)
         if mapping and (row[column],) in mapping:
-            row = {**row, column: mapping[(row[column],)][0]}
+            target = mapping[(row[column],)]
+            row = {**row, column: f"{row[column]} (unmatched created row)" if target is None else target[0]}
     return row
 
 

@@ -160,6 +160,8 @@ def shaped_reward(task: Task, calls: list[RecordedCall]) -> float | None:
     harness = {t.name for t in get_world(task.world).all_tools() if t.harness}
     for call in calls:
         tracker.step(call.tool, call.args_json, call.ok, call.args, call.result, harness=call.tool in harness)
+        if call.tool == "finish" and call.ok:
+            break  # later calls were refused and earn nothing
     return tracker.total
 
 
@@ -173,10 +175,13 @@ def check_reward_mode(task: Task, reward_mode: str | None) -> str:
     return mode
 
 
-def grade(path: Path | str, reward_mode: str | None = None) -> GradeResult:
-    """Grade an episode file against its task's gold replay."""
+def grade(path: Path | str, reward_mode: str | None = None, task: Task | None = None) -> GradeResult:
+    """Grade an episode file against its task's gold replay (the registered task, unless one is given)."""
     episode = EpisodeFile.read(path)
-    task = get_task(episode.task)
+    if task is None:
+        task = get_task(episode.task)
+    elif task.id != episode.task:
+        raise InvalidArgument(f"{path} is an episode of {episode.task}, not of {task.id}", error="wrong_task")
     mode = check_reward_mode(task, reward_mode)
     warnings = []
     if episode.task_hash != task.hash:

@@ -56,10 +56,10 @@ def validate_task(task: Task) -> TaskValidation:
             first = run(task, "oracle", work / "oracle-1.db")
             second = run(task, "oracle", work / "oracle-2.db")
             noop = run(task, "noop", work / "noop.db")
-            report.gold_reward = grade(first, "default").reward
+            report.gold_reward = grade(first, "default", task).reward
             if task.shaped is not None:
-                report.shaped_reward = grade(first, "shaped").reward
-            report.noop_reward = grade(noop, "default").reward
+                report.shaped_reward = grade(first, "shaped", task).reward
+            report.noop_reward = grade(noop, "default", task).reward
             report.identical_replays = _sha256(first) == _sha256(second)
         except SimtenantError as exc:
             report.problems.append(f"{exc.error}: {exc.message}")

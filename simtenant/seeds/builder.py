@@ -119,6 +119,12 @@ def _insert_seed_rows(world: World, path: Path, scale: int = 1) -> None:
     if unknown:
         raise TaskError(f"world {world.name}: seed files for tables it does not have: {', '.join(unknown)}")
     seed = {name: _read_rows(files[name]) if name in files else [] for name in tables}
+    for name, rows in seed.items():
+        columns = set(tables[name].columns.keys())
+        for number, row in enumerate(rows, start=1):
+            unknown = sorted(set(row) - columns)
+            if unknown:
+                raise TaskError(f"world {world.name}: {name}.yaml row {number}: unknown column(s) {', '.join(unknown)}")
     rows_by_table = _scaled(tables, seed, scale)
     engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
     try:

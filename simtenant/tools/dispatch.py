@@ -14,13 +14,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
-from sqlalchemy import Engine, inspect, select
+from sqlalchemy import insert, inspect
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from ..errors import Conflict, InvalidArgument, NotFound, SimtenantError
 from ..schema.harness import CallRecord, SequenceRecord
-from .registry import Tool
 
 if TYPE_CHECKING:
     from ..episode import Episode
@@ -93,33 +92,40 @@ def _validation_message(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def dispatch(episode: Episode, engine: Engine, tools: dict[str, Tool], name: str, args: Any) -> Outcome:
+def dispatch(episode: Episode, name: str, args: Any) -> Outcome:
     """Run one call in one transaction and record it; never raises for bad input."""
     args = _as_json_object(args)
-    with Session(engine, expire_on_commit=False) as session:
-        outcome = Outcome(seq=0, tool=name, args=args, ok=False)
-        try:
-            with session.begin():
-                outcome.seq = _next_seq(session)
-                outcome.result = _run(episode, session, tools, name, args)
-                outcome.ok = True
-                outcome.reward = episode.step_reward(outcome)
-                _record(session, outcome)
-            return outcome
-        except SimtenantError as exc:
-            outcome.error = exc.to_dict()
-        except IntegrityError as exc:
-            outcome.error = Conflict(f"constraint violated: {exc.orig}", error="constraint_violation").to_dict()
-        except SQLAlchemyError as exc:
-            outcome.error = SimtenantError(f"database error: {type(exc).__name__}").to_dict()
-        except Exception as exc:  # a bug in a tool still answers, without a traceback
-            outcome.error = SimtenantError(f"tool {name} failed: {type(exc).__name__}").to_dict()
-        outcome.result = None
+    session = episode.session
+    outcome = Outcome(seq=episode.calls + 1, tool=name, args=args, ok=False)
+    if episode.done and name in episode.tools:  # refused, recorded, and earning no reward
+        finished = Conflict("the episode has finished; no more calls are taken", error="episode_finished")
+        outcome.error = finished.to_dict()
         with session.begin():
-            outcome.seq = _next_seq(session)
+            _record(session, outcome)
+        episode.calls += 1
+        return outcome
+    try:
+        with session.begin():
+            outcome.result = _run(episode, session, name, args)
+            outcome.ok = True
             outcome.reward = episode.step_reward(outcome)
             _record(session, outcome)
+        episode.calls += 1
         return outcome
+    except SimtenantError as exc:
+        outcome.error = exc.to_dict()
+    except IntegrityError as exc:
+        outcome.error = Conflict(f"constraint violated: {exc.orig}", error="constraint_violation").to_dict()
+    except SQLAlchemyError as exc:
+        outcome.error = SimtenantError(f"database error: {type(exc).__name__}").to_dict()
+    except Exception as exc:  # a bug in a tool still answers, without a traceback
+        outcome.error = SimtenantError(f"tool {name} failed: {type(exc).__name__}").to_dict()
+    outcome.ok, outcome.result = False, None
+    with session.begin():
+        outcome.reward = episode.step_reward(outcome)
+        _record(session, outcome)
+    episode.calls += 1
+    return outcome
 
 
 def _as_json_object(args: Any) -> dict[str, Any]:
@@ -131,16 +137,10 @@ def _as_json_object(args: Any) -> dict[str, Any]:
     return args if isinstance(args, dict) else {"__invalid__": args}
 
 
-def _next_seq(session: Session) -> int:
-    return (session.scalar(select(CallRecord.seq).order_by(CallRecord.seq.desc()).limit(1)) or 0) + 1
-
-
-def _run(episode: Episode, session: Session, tools: dict[str, Tool], name: str, args: dict[str, Any]) -> Any:
-    tool = tools.get(name)
+def _run(episode: Episode, session: Session, name: str, args: dict[str, Any]) -> Any:
+    tool = episode.tools.get(name)
     if tool is None:
         raise NotFound(f"unknown tool {name!r}", error="unknown_tool")
-    if episode.done:
-        raise Conflict("the episode has finished; no more calls are taken", error="episode_finished")
     if "__invalid__" in args:
         raise InvalidArgument("arguments must be a JSON object of JSON values", error="invalid_arguments")
     try:
@@ -155,14 +155,15 @@ def _run(episode: Episode, session: Session, tools: dict[str, Tool], name: str, 
 
 
 def _record(session: Session, outcome: Outcome) -> None:
-    session.add(
-        CallRecord(
-            seq=outcome.seq,
-            tool=outcome.tool,
-            args=canonical_json(outcome.args),
-            ok=outcome.ok,
-            result=canonical_json(outcome.result) if outcome.ok else None,
-            error=None if outcome.ok else canonical_json(outcome.error),
-            reward=outcome.reward,
-        )
+    session.execute(
+        insert(CallRecord),
+        {
+            "seq": outcome.seq,
+            "tool": outcome.tool,
+            "args": canonical_json(outcome.args),
+            "ok": outcome.ok,
+            "result": canonical_json(outcome.result) if outcome.ok else None,
+            "error": None if outcome.ok else canonical_json(outcome.error),
+            "reward": outcome.reward,
+        },
     )
