@@ -28,6 +28,7 @@ console = Console()
 errors = Console(stderr=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a summary")]
+FullFlag = Annotated[bool, typer.Option("--full", help="Diff by scanning every table, not just the changed rows")]
 
 
 def _print_json(value: Any) -> None:
@@ -136,6 +137,7 @@ def run(
     reward: Annotated[str | None, typer.Option(help="default or shaped (the task's own by default)")] = None,
     out: Annotated[Path | None, typer.Option(help="Episode file to write (must not exist)")] = None,
     runs_dir: Annotated[Path, typer.Option(help="Where runs are written")] = Path("runs"),
+    scale: Annotated[int, typer.Option(min=1, help="Play on the world grown to this many copies")] = 1,
     json_output: JsonFlag = False,
 ) -> None:
     """Play a task with an agent into a new episode file, then grade it."""
@@ -145,7 +147,7 @@ def run(
     found = get_task(task)
     check_agent(agent, actions)
     check_reward_mode(found, reward)
-    path = run_agent(found, agent, _episode_path(found.id, agent, out, runs_dir), actions=actions)
+    path = run_agent(found, agent, _episode_path(found.id, agent, out, runs_dir), actions=actions, scale=scale)
     _show_grade(grade(path, reward), json_output)
 
 
@@ -153,10 +155,11 @@ def run(
 def grade_episode(
     episode: Annotated[Path, typer.Argument(help="An episode file")],
     reward: Annotated[str | None, typer.Option(help="default or shaped (the task's own by default)")] = None,
+    full: FullFlag = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Grade an episode file, any time after it ran."""
-    _show_grade(grade(episode, reward), json_output)
+    _show_grade(grade(episode, reward, full=full), json_output)
 
 
 def _diff_table(differences: list[Any]) -> Table:
@@ -197,6 +200,7 @@ def _show_grade(result: GradeResult, json_output: bool) -> None:
 def diff(
     expected: Annotated[Path, typer.Argument(help="The database taken as right")],
     actual: Annotated[Path, typer.Argument(help="The database compared with it")],
+    full: FullFlag = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Row diff between two tenant databases (created rows aligned by content when both are episodes)."""
@@ -212,9 +216,9 @@ def diff(
     except SimtenantError:
         left = right = None
     if left and right and (left.world, left.snapshot_hash) == (right.world, right.snapshot_hash):
-        base = snapshot_for(left.world, left.snapshot_hash)
+        base = snapshot_for(left.world, left.snapshot_hash, left.scale)
         tables = get_world(left.world).tables
-    result = diff_databases(expected, actual, tables, base=base)
+    result = diff_databases(expected, actual, tables, base=base, full=full)
     if json_output:
         _print_json({"match": result.match, "diff": [d.to_dict() for d in result.differences]})
     elif result.match:

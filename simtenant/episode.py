@@ -42,11 +42,12 @@ class Episode:
             self.calls: int = self.session.scalar(select(func.count()).select_from(CallRecord)) or 0
 
     @classmethod
-    def start(cls, task: Task, path: Path | str, snapshot: Path | None = None) -> Episode:
-        """Copy the snapshot to ``path`` (which must not exist yet) and open the episode there."""
+    def start(cls, task: Task, path: Path | str, snapshot: Path | None = None, scale: int = 1) -> Episode:
+        """Copy the snapshot (of the world at ``scale``, unless one is given) to ``path``, which must
+        not exist yet, and open the episode there."""
         path = Path(path)
         world = get_world(task.world)
-        source = snapshot or seeds.snapshot(world)
+        source = snapshot or seeds.snapshot(world, scale)
         if path.exists():
             raise Conflict(f"{path} already exists; episodes never overwrite a file", error="file_exists")
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -60,6 +61,7 @@ class Episode:
                     "task": task.id,
                     "world": task.world,
                     "snapshot_hash": seeds.hash_of(world, source),
+                    "scale": scale,
                     "task_hash": task.hash,
                     "current_time": task.time_text,
                     "actor": task.actor,

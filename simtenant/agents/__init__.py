@@ -86,10 +86,10 @@ def check_agent(agent: str, actions: Path | None = None) -> list[Call] | None:
     return read_actions(actions)
 
 
-def run(task: Any, agent: str, path: Path, actions: Path | None = None) -> Path:
+def run(task: Any, agent: str, path: Path, actions: Path | None = None, scale: int = 1) -> Path:
     """Play ``task`` with the named agent into a new episode file at ``path``."""
     calls = check_agent(agent, actions)
-    with Episode.start(task, path) as episode:
+    with Episode.start(task, path, scale=scale) as episode:
         if calls is not None:
             play(episode, calls)
         else:

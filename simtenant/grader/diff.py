@@ -3,9 +3,10 @@
 Rows that exist in the base (the snapshot) are aligned by primary key. Rows
 created during the episode are aligned by content, so the same records made
 in another order still match; a foreign key that points at a created row is
-compared through that alignment. Only rows that differ from the base in either
-database are read into Python (SQLite's EXCEPT finds them), so the cost of a
-diff follows the changes, not the size of the world.
+compared through that alignment. Only the rows either database changed are
+read: their keys come from ``_changes``, which the snapshot's triggers fill, so
+the cost of a diff follows the changes, not the size of the world. The full
+diff (``full=True``) finds the same rows by scanning every table with EXCEPT.
 
 The same pass counts the changes the expected database made (``expected``),
 how many of them the actual one made too (``achieved``) and the changes it made
@@ -16,6 +17,7 @@ changes, 1 when nothing differs and 0 otherwise).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -97,10 +99,14 @@ class _TableSpec:
         return expected == actual
 
 
-def diff_databases(expected: Path, actual: Path, tables: Iterable[Table], base: Path | None = None) -> DiffResult:
+def diff_databases(
+    expected: Path, actual: Path, tables: Iterable[Table], base: Path | None = None, full: bool = False
+) -> DiffResult:
     """Differences of ``actual`` against ``expected``, both grown from ``base``.
 
-    Without a base, ``expected`` serves as one: every row is aligned by key.
+    Without a base, ``expected`` serves as one: every row is aligned by key. The rows compared
+    are those the two databases' ``_changes`` name (kept by the snapshot's triggers); with
+    ``full``, or when either database has no triggers, every table is scanned instead.
     """
     connection = sqlite3.connect(f"file:{actual}?mode=ro", uri=True)
     try:
@@ -108,8 +114,11 @@ def diff_databases(expected: Path, actual: Path, tables: Iterable[Table], base: 
         connection.execute("ATTACH DATABASE ? AS base", (f"file:{base or expected}?mode=ro",))
         result = DiffResult()
         aligned: dict[str, dict[Key, Key | None]] = {}
+        tracked = None if full or base is None else _tracked_keys(connection)
         for table in tables:
-            _diff_table(connection, _TableSpec.of(table), aligned, result)
+            spec = _TableSpec.of(table)
+            keys = _scanned_keys(connection, spec) if tracked is None else tracked.get(table.name, set())
+            _diff_table(connection, spec, keys, aligned, result)
         return result
     except sqlite3.DatabaseError as exc:
         raise InvalidArgument(
@@ -120,7 +129,27 @@ def diff_databases(expected: Path, actual: Path, tables: Iterable[Table], base: 
         connection.close()
 
 
-def _changed_keys(connection: sqlite3.Connection, spec: _TableSpec, left: str, right: str) -> set[Key]:
+def _tracked_keys(connection: sqlite3.Connection) -> dict[str, set[Key]] | None:
+    """Keys of the rows either database changed, from ``_changes``; None if either keeps no record."""
+    for schema in ("main", "exp"):
+        triggers = f"SELECT count(*) FROM {schema}.sqlite_master WHERE type = 'trigger' AND name LIKE '_track_%'"
+        if not connection.execute(triggers).fetchone()[0]:
+            return None
+    keys: dict[str, set[Key]] = {}
+    for table, pk in connection.execute("SELECT tbl, pk FROM main._changes UNION SELECT tbl, pk FROM exp._changes"):
+        keys.setdefault(table, set()).add(tuple(json.loads(pk)))
+    return keys
+
+
+def _scanned_keys(connection: sqlite3.Connection, spec: _TableSpec) -> set[Key]:
+    """Keys of the rows that differ from the base in either database, by scanning whole tables."""
+    keys: set[Key] = set()
+    for left, right in (("main", "base"), ("base", "main"), ("exp", "base"), ("base", "exp")):
+        keys |= _except_keys(connection, spec, left, right)
+    return keys
+
+
+def _except_keys(connection: sqlite3.Connection, spec: _TableSpec, left: str, right: str) -> set[Key]:
     cols = ", ".join(f'"{c}"' for c in spec.columns)
     pk_positions = [spec.columns.index(p) for p in spec.pk]
     sql = f'SELECT {cols} FROM {left}."{spec.table.name}" EXCEPT SELECT {cols} FROM {right}."{spec.table.name}"'
@@ -144,11 +173,12 @@ def _fetch(connection: sqlite3.Connection, spec: _TableSpec, schema: str, keys: 
 
 
 def _diff_table(
-    connection: sqlite3.Connection, spec: _TableSpec, aligned: dict[str, dict[Key, Key | None]], result: DiffResult
+    connection: sqlite3.Connection,
+    spec: _TableSpec,
+    keys: set[Key],
+    aligned: dict[str, dict[Key, Key | None]],
+    result: DiffResult,
 ) -> None:
-    keys: set[Key] = set()
-    for left, right in (("main", "base"), ("base", "main"), ("exp", "base"), ("base", "exp")):
-        keys |= _changed_keys(connection, spec, left, right)
     if not keys:
         aligned[spec.table.name] = {}
         return

@@ -34,6 +34,7 @@ class EpisodeFile:
     task: str
     world: str
     snapshot_hash: str
+    scale: int
     task_hash: str
     status: str
     answer: str | None
@@ -48,7 +49,7 @@ class EpisodeFile:
             connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
             try:
                 head = connection.execute(
-                    "SELECT task, world, snapshot_hash, task_hash, status, answer FROM _episode WHERE id = 1"
+                    "SELECT task, world, snapshot_hash, scale, task_hash, status, answer FROM _episode WHERE id = 1"
                 ).fetchone()
                 rows = connection.execute(
                     "SELECT seq, tool, args, ok, result, error, reward FROM _calls ORDER BY seq"
@@ -109,14 +110,14 @@ class GradeResult:
         }
 
 
-def snapshot_for(world_name: str, content_hash: str) -> Path:
+def snapshot_for(world_name: str, content_hash: str, scale: int = 1) -> Path:
     """The cached snapshot an episode was copied from (rebuilt if it is the current one)."""
     world = get_world(world_name)
     path = seeds.snapshot_path(world, content_hash)
     if path.exists():
         return path
-    if content_hash == seeds.snapshot_hash(world):
-        return seeds.snapshot(world)
+    if content_hash == seeds.snapshot_hash(world, scale):
+        return seeds.snapshot(world, scale)
     raise NotFound(
         f"the snapshot this episode was made from ({content_hash[:12]}) is gone: its seed data changed; "
         "run the episode again",
@@ -175,8 +176,13 @@ def check_reward_mode(task: Task, reward_mode: str | None) -> str:
     return mode
 
 
-def grade(path: Path | str, reward_mode: str | None = None, task: Task | None = None) -> GradeResult:
-    """Grade an episode file against its task's gold replay (the registered task, unless one is given)."""
+def grade(
+    path: Path | str, reward_mode: str | None = None, task: Task | None = None, full: bool = False
+) -> GradeResult:
+    """Grade an episode file against its task's gold replay (the registered task, unless one is given).
+
+    ``full`` diffs by scanning every table rather than by the changed keys (same result, slower).
+    """
     episode = EpisodeFile.read(path)
     if task is None:
         task = get_task(episode.task)
@@ -186,9 +192,9 @@ def grade(path: Path | str, reward_mode: str | None = None, task: Task | None = 
     warnings = []
     if episode.task_hash != task.hash:
         warnings.append("the task file changed since this episode ran; graded against the current task")
-    snapshot = snapshot_for(episode.world, episode.snapshot_hash)
+    snapshot = snapshot_for(episode.world, episode.snapshot_hash, episode.scale)
     gold = gold_database(task, snapshot)
-    difference = diff_databases(gold, episode.path, get_world(task.world).tables, base=snapshot)
+    difference = diff_databases(gold, episode.path, get_world(task.world).tables, base=snapshot, full=full)
     checks = [run_check(c, episode.path, episode.answer, episode.calls) for c in task.checks]
     db_match = int(difference.match)
     shaped = shaped_reward(task, episode.calls)

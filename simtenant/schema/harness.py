@@ -20,6 +20,7 @@ class EpisodeRecord(Base):
     task: Mapped[str] = mapped_column(String)
     world: Mapped[str] = mapped_column(String)
     snapshot_hash: Mapped[str] = mapped_column(String)
+    scale: Mapped[int] = mapped_column(Integer, default=1)
     task_hash: Mapped[str] = mapped_column(String)
     current_time: Mapped[str] = mapped_column(String)
     actor: Mapped[str | None] = mapped_column(String)
@@ -50,6 +51,19 @@ class MessageRecord(Base):
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     role: Mapped[str] = mapped_column(String)
     content: Mapped[str] = mapped_column(Text)
+
+
+class ChangeRecord(Base):
+    """Keys of world rows written during the episode, kept by triggers the snapshot builder adds.
+
+    ``pk`` is the primary key as a JSON array. The grader diffs only these rows, so its cost
+    follows what the episode changed, not the size of the world.
+    """
+
+    __tablename__ = "_changes"
+
+    tbl: Mapped[str] = mapped_column(String, primary_key=True)
+    pk: Mapped[str] = mapped_column(String, primary_key=True)
 
 
 class SequenceRecord(Base):

@@ -1,7 +1,8 @@
 """The snapshot builder: seed files → a closed SQLite file every episode copies.
 
-empty file → Alembic migrations → seed rows → id sequences → integrity and
-foreign-key checks → VACUUM, journal mode DELETE, closed. Snapshots are cached
+empty file → Alembic migrations → seed rows → id sequences → change-capture
+triggers → integrity and foreign-key checks → VACUUM, journal mode DELETE, closed.
+The triggers record the key of every world row an episode writes in ``_changes``. Snapshots are cached
 by a content hash of the migrations, the world's seed files and this builder's
 version, and rebuilt when any of them change. Two builds are byte-identical.
 
@@ -32,7 +33,7 @@ from ..schema.harness import SequenceRecord
 if TYPE_CHECKING:
     from ..world import World
 
-BUILDER_VERSION = "1"
+BUILDER_VERSION = "2"
 MIGRATIONS = Path(__file__).parent.parent / "migrations" / "versions"
 
 
@@ -93,6 +94,7 @@ def build(world: World, dest: Path, scale: int = 1) -> None:
     try:
         db.upgrade(tmp)
         _insert_seed_rows(world, tmp, scale)
+        _add_change_triggers(world, tmp)
         problems = db.integrity_problems(tmp)
         if problems:
             raise TaskError(f"world {world.name}: seed data breaks integrity: {'; '.join(problems[:5])}")
@@ -103,6 +105,33 @@ def build(world: World, dest: Path, scale: int = 1) -> None:
         os.replace(tmp, dest)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def _add_change_triggers(world: World, path: Path) -> None:
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("BEGIN")
+        for table in world.tables:
+            for statement in change_triggers(table):
+                connection.execute(statement)
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+
+
+def change_triggers(table: Table) -> list[str]:
+    """Triggers that put the key of each inserted, updated or deleted row of ``table`` in ``_changes``."""
+
+    def record(row: str) -> str:
+        key = ", ".join(f'{row}."{c.name}"' for c in table.primary_key.columns)
+        return f"INSERT OR IGNORE INTO _changes (tbl, pk) VALUES ('{table.name}', json_array({key}));"
+
+    name = table.name
+    return [
+        f'CREATE TRIGGER "_track_{name}_insert" AFTER INSERT ON "{name}" BEGIN {record("NEW")} END',
+        f'CREATE TRIGGER "_track_{name}_update" AFTER UPDATE ON "{name}" BEGIN {record("OLD")} {record("NEW")} END',
+        f'CREATE TRIGGER "_track_{name}_delete" AFTER DELETE ON "{name}" BEGIN {record("OLD")} END',
+    ]
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:

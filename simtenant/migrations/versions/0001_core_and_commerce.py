@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises:
-Create Date: 2026-11-29 11:03:01.852934
+Create Date: 2026-11-29 11:20:20.346764
 """
 
 from collections.abc import Sequence
@@ -30,11 +30,18 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("seq", name=op.f("pk__calls")),
     )
     op.create_table(
+        "_changes",
+        sa.Column("tbl", sa.String(), nullable=False),
+        sa.Column("pk", sa.String(), nullable=False),
+        sa.PrimaryKeyConstraint("tbl", "pk", name=op.f("pk__changes")),
+    )
+    op.create_table(
         "_episode",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("task", sa.String(), nullable=False),
         sa.Column("world", sa.String(), nullable=False),
         sa.Column("snapshot_hash", sa.String(), nullable=False),
+        sa.Column("scale", sa.Integer(), nullable=False),
         sa.Column("task_hash", sa.String(), nullable=False),
         sa.Column("current_time", sa.String(), nullable=False),
         sa.Column("actor", sa.String(), nullable=True),
@@ -205,5 +212,6 @@ def downgrade() -> None:
     op.drop_table("_sequences")
     op.drop_table("_messages")
     op.drop_table("_episode")
+    op.drop_table("_changes")
     op.drop_table("_calls")
     # ### end Alembic commands ###
