@@ -12,13 +12,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from . import db, seeds
 from .errors import Conflict
 from .grader.rewards import ShapedTracker
-from .schema.harness import CallRecord, EpisodeRecord
+from .schema.harness import EpisodeRecord
 from .task import Task
 from .tools import Tool, canonical_json, dispatch
 from .tools.dispatch import Outcome
@@ -26,20 +25,20 @@ from .world import World, get_world
 
 
 class Episode:
-    def __init__(self, task: Task, path: Path) -> None:
+    def __init__(self, task: Task, path: Path, calls: int = 0) -> None:
+        """Open an episode file that already holds ``calls`` calls; use ``Episode.start`` for a new one."""
         self.task = task
         self.world: World = get_world(task.world)
         self.path = Path(path)
         self.now = task.current_time
         self.actor = task.actor
-        self.tools: dict[str, Tool] = {t.name: t for t in self.world.all_tools()}
+        self.tools: dict[str, Tool] = self.world.tool_map
         self.done = False
         self.shaped = ShapedTracker(task.shaped) if task.shaped else None
         # One connection and session for the episode's life: only this episode writes its file.
         self.connection = db.connect(self.path)
         self.session = Session(bind=self.connection, expire_on_commit=False)
-        with self.session.begin():
-            self.calls: int = self.session.scalar(select(func.count()).select_from(CallRecord)) or 0
+        self.calls = calls
 
     @classmethod
     def start(cls, task: Task, path: Path | str, snapshot: Path | None = None, scale: int = 1) -> Episode:

@@ -49,6 +49,11 @@ class World:
         return [*self.tools, *tools_of(["harness"])]
 
     @property
+    def tool_map(self) -> dict[str, Tool]:
+        """Every tool an episode of this world offers, by name."""
+        return {t.name: t for t in self.all_tools()}
+
+    @property
     def tasks(self) -> dict[str, Task]:
         if self._tasks is None:
             paths = sorted((self.folder / "tasks").glob("*.yaml"))

@@ -50,7 +50,7 @@ def _seed_files(world: World) -> list[Path]:
 def snapshot_hash(world: World, scale: int = 1) -> str:
     """Content hash of everything a snapshot is made from."""
     files = [*sorted(MIGRATIONS.glob("*.py")), *_seed_files(world)]
-    stamps = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    stamps = tuple((str(p), s.st_mtime_ns, s.st_size) for p in files for s in [p.stat()])
     return _content_hash(stamps, scale)
 
 

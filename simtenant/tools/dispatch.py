@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
-from sqlalchemy import insert, inspect
+from sqlalchemy import inspect
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -154,16 +154,22 @@ def _run(episode: Episode, session: Session, name: str, args: dict[str, Any]) ->
     return json.loads(canonical_json(result))
 
 
+_RECORD_CALL = (
+    f"INSERT INTO {CallRecord.__tablename__} (seq, tool, args, ok, result, error, reward) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+
 def _record(session: Session, outcome: Outcome) -> None:
-    session.execute(
-        insert(CallRecord),
-        {
-            "seq": outcome.seq,
-            "tool": outcome.tool,
-            "args": canonical_json(outcome.args),
-            "ok": outcome.ok,
-            "result": canonical_json(outcome.result) if outcome.ok else None,
-            "error": None if outcome.ok else canonical_json(outcome.error),
-            "reward": outcome.reward,
-        },
+    # Plain SQL: every call runs this, and the ORM's bulk-insert path costs more than the insert.
+    session.connection().exec_driver_sql(
+        _RECORD_CALL,
+        (
+            outcome.seq,
+            outcome.tool,
+            canonical_json(outcome.args),
+            outcome.ok,
+            canonical_json(outcome.result) if outcome.ok else None,
+            None if outcome.ok else canonical_json(outcome.error),
+            outcome.reward,
+        ),
     )

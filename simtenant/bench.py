@@ -1,0 +1,494 @@
+"""The benchmark: simtenant beside the in-memory approach of its peers, at 1×, 10× and 100×.
+
+``python -m simtenant.bench`` (or ``simtenant bench``) measures, for every world and scale:
+reset (task id → episode ready for its first call), a read and a write tool call, grading
+(cached gold + diff + checks), oracle episodes per second on 1 and 2 worker processes, and
+resident memory per open episode. The baseline does the same work the way in-memory peers do:
+the world as JSON loaded into dicts keyed by id, reset by reloading (or deep-copying), tools as
+dict operations, grading by hashing the whole state after replaying the gold calls. Every figure
+is reported in absolute units and as a ratio (baseline ÷ simtenant: above 1 means simtenant is
+faster or smaller).
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+import hashlib
+import json
+import multiprocessing
+import os
+import platform
+import sqlite3
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import seeds
+from .agents import run as run_agent
+from .episode import Episode
+from .grader import gold_database, grade
+from .task import Call, Task
+from .world import World, get_task, worlds
+
+SCALES = (1, 10, 100)
+Timer = Callable[[], None]
+
+
+# --- measuring -------------------------------------------------------------------------------
+
+
+def _settle() -> None:
+    """Start a measurement from a quiet machine: dirty pages written, garbage collected."""
+    os.sync()
+    gc.collect()
+
+
+def _times(action: Callable[[int], Any], repeat: int) -> list[float]:
+    _settle()
+    samples = []
+    for i in range(repeat):
+        start = time.perf_counter()
+        action(i)
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+def _summary(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return {"median_ms": statistics.median(ordered) * 1000, "p95_ms": p95 * 1000, "n": len(ordered)}
+
+
+def _rss_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _repeat_for(seconds: float, one: float, low: int, high: int) -> int:
+    return max(low, min(high, int(seconds / max(one, 1e-6))))
+
+
+# --- the workload of a world -------------------------------------------------------------------
+
+
+@dataclass
+class Workload:
+    """What is measured on a world: a task with a write, its first read and first write call."""
+
+    world: World
+    task: Task
+    before_write: list[Call]
+    read: Call
+    write: Call
+
+    @classmethod
+    def of(cls, world: World) -> Workload:
+        writes = {t.name for t in world.tools if t.writes}
+        reads = {t.name for t in world.tools if not t.writes}
+        for task in world.tasks.values():
+            calls = [c for c in task.gold if c.tool != "finish"]
+            write_at = next((i for i, c in enumerate(calls) if c.tool in writes), None)
+            read = next((c for c in calls if c.tool in reads), None)
+            if write_at is not None and read is not None:
+                return cls(world, task, calls[:write_at], read, calls[write_at])
+        raise ValueError(f"world {world.name} has no task with both a read and a write call")
+
+
+# --- simtenant ---------------------------------------------------------------------------------
+
+
+def bench_simtenant(load: Workload, scale: int, work: Path, budget: float) -> dict[str, Any]:
+    task, world = load.task, load.world
+    snapshot = seeds.snapshot(world, scale)
+    counter = iter(range(10**9))
+
+    def fresh() -> Path:
+        return work / f"e{next(counter)}.db"
+
+    def reset(_: int) -> None:
+        path = fresh()
+        Episode.start(get_task(task.id), path, scale=scale).close()
+        path.unlink()  # as a training loop would: gigabytes of finished episodes slow the disk
+
+    for i in range(30):  # warm up: caches, the page cache, the allocator
+        reset(i)
+    one = _times(reset, 3)
+    resets = _times(reset, _repeat_for(budget, statistics.median(one), 20, 300))
+
+    with Episode.start(task, fresh(), scale=scale) as episode:
+        reads = _times(lambda _: episode.call(load.read.tool, load.read.args), 300)
+
+    def write(_: int) -> float:
+        path = fresh()
+        with Episode.start(task, path, scale=scale) as episode:
+            for call in load.before_write:
+                episode.call(call.tool, call.args)
+            start = time.perf_counter()
+            outcome = episode.call(load.write.tool, load.write.args)
+            elapsed = time.perf_counter() - start
+        path.unlink()
+        if not outcome.ok:
+            raise RuntimeError(f"bench write call failed: {outcome.error}")
+        return elapsed
+
+    writes = [write(i) for i in range(50)]
+
+    gold_database(task, snapshot)
+    played = [run_agent(task, "oracle", fresh(), scale=scale) for _ in range(20)]
+    grades = _times(lambda i: grade(played[i]), len(played))
+    full_grades = _times(lambda i: grade(played[i], full=True), len(played))
+    assert all(grade(p).reward == 1.0 for p in played[:3])
+
+    return {
+        "snapshot_bytes": snapshot.stat().st_size,
+        "reset": _summary(resets),
+        "read_call": _summary(reads),
+        "write_call": _summary(writes),
+        "grade": _summary(grades),
+        "grade_full_scan": _summary(full_grades),
+        "episodes_per_second": {
+            str(n): _throughput(_simtenant_worker, (task.id, scale, str(work)), n, budget) for n in (1, 2)
+        },
+        "memory_kib_per_episode": _in_subprocess(_simtenant_memory, (task.id, scale, str(work))),
+    }
+
+
+def _simtenant_worker(args: tuple[str, int, str], seconds: float) -> tuple[int, float]:
+    task_id, scale, work = args
+    task = get_task(task_id)
+    folder = Path(tempfile.mkdtemp(dir=work))
+
+    def episode(i: int) -> None:
+        path = run_agent(task, "oracle", folder / f"{i}.db", scale=scale)
+        grade(path)
+        path.unlink()
+
+    return _timed_loop(episode, seconds)
+
+
+def _simtenant_memory(args: tuple[str, int, str]) -> float:
+    task_id, scale, work = args
+    task = get_task(task_id)
+    folder = Path(tempfile.mkdtemp(dir=work))
+    Episode.start(task, folder / "warm.db", scale=scale).close()
+    before = _rss_kib()
+    episodes = []
+    for i in range(50):
+        episode = Episode.start(task, folder / f"{i}.db", scale=scale)
+        episode.call(task.gold[0].tool, task.gold[0].args)
+        episodes.append(episode)
+    used = (_rss_kib() - before) / len(episodes)
+    for episode in episodes:
+        episode.close()
+    return used
+
+
+# --- the in-memory baseline --------------------------------------------------------------------
+
+
+class InMemoryWorld:
+    """The world the way in-memory peers keep it: JSON text, loaded into dicts keyed by id."""
+
+    def __init__(self, load: Workload, snapshot: Path) -> None:
+        self.tables = load.world.tables
+        connection = sqlite3.connect(snapshot)
+        connection.row_factory = sqlite3.Row
+        try:
+            state = {
+                t.name: {self._key(t, row): dict(row) for row in connection.execute(f'SELECT * FROM "{t.name}"')}
+                for t in self.tables
+            }
+        finally:
+            connection.close()
+        self.text = json.dumps(state)
+        self.children = {
+            t.name: [
+                (child.name, fk.parent.name)
+                for child in self.tables
+                for fk in child.foreign_keys
+                if fk.column.table is t
+            ]
+            for t in self.tables
+        }
+        self.read_target, self.write_rows = self._targets(load, snapshot)
+
+    @staticmethod
+    def _key(table: Any, row: Any) -> str:
+        return "/".join(str(row[c.name]) for c in table.primary_key.columns)
+
+    def _targets(self, load: Workload, snapshot: Path) -> tuple[tuple[str, str], list[tuple[str, str, dict]]]:
+        """The rows the real read and write calls touch, found by playing them once (via ``_changes``)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            with Episode.start(load.task, Path(tmp) / "probe.db", snapshot=snapshot) as episode:
+                for call in load.before_write:
+                    episode.call(call.tool, call.args)
+                episode.call(load.write.tool, load.write.args)
+            connection = sqlite3.connect(Path(tmp) / "probe.db")
+            connection.row_factory = sqlite3.Row
+            try:
+                written = []
+                for table_name, pk in connection.execute("SELECT tbl, pk FROM _changes ORDER BY tbl, pk"):
+                    table = next(t for t in self.tables if t.name == table_name)
+                    where = " AND ".join(f'"{c.name}" = ?' for c in table.primary_key.columns)
+                    row = connection.execute(f'SELECT * FROM "{table_name}" WHERE {where}', json.loads(pk)).fetchone()
+                    written.append((table_name, "/".join(map(str, json.loads(pk))), dict(row)))
+            finally:
+                connection.close()
+        value = str(next(iter(load.read.args.values())))
+        state = json.loads(self.text)
+        read_table = next(t.name for t in self.tables if value in state[t.name])
+        return (read_table, value), written
+
+    def reset(self) -> dict[str, dict[str, dict]]:
+        return json.loads(self.text)
+
+    def read(self, state: dict[str, dict[str, dict]]) -> dict:
+        table, key = self.read_target
+        found = dict(state[table][key])
+        for child, column in self.children[table]:
+            found[child] = [row for row in state[child].values() if row[column] == key]
+        return found
+
+    def write(self, state: dict[str, dict[str, dict]]) -> None:
+        for table, key, row in self.write_rows:
+            state[table][key] = dict(row)
+
+    @staticmethod
+    def digest(state: dict) -> str:
+        return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
+
+    def episode(self, load: Workload) -> bool:
+        """Reset, play the task (reads and the write), replay gold on a fresh copy, compare hashes."""
+        state = self.reset()
+        for _ in load.before_write:
+            self.read(state)
+        self.write(state)
+        gold = self.reset()
+        self.write(gold)
+        return self.digest(state) == self.digest(gold)
+
+
+def bench_baseline(load: Workload, scale: int, budget: float) -> dict[str, Any]:
+    snapshot = seeds.snapshot(load.world, scale)
+    world = InMemoryWorld(load, snapshot)
+    one = _times(lambda _: world.reset(), 3)
+    resets = _times(lambda _: world.reset(), _repeat_for(budget, statistics.median(one), 5, 300))
+    loaded = world.reset()
+    copies = _times(lambda _: copy.deepcopy(loaded), _repeat_for(budget, statistics.median(one) * 5, 3, 100))
+    reads = _times(lambda _: world.read(loaded), 300)
+    fresh_states = [world.reset() for _ in range(_repeat_for(budget, statistics.median(one), 5, 50))]
+    writes = _times(lambda i: world.write(fresh_states[i]), len(fresh_states))
+    gold = world.reset()
+    world.write(gold)
+    grades = _times(lambda _: world.digest(loaded) == world.digest(gold), _repeat_for(budget, 0.05, 3, 50))
+    return {
+        "json_bytes": len(world.text),
+        "reset": _summary(resets),
+        "reset_deepcopy": _summary(copies),
+        "read_call": _summary(reads),
+        "write_call": _summary(writes),
+        "grade": _summary(grades),
+        "episodes_per_second": {
+            str(n): _throughput(_baseline_worker, (load.task.id, scale), n, budget) for n in (1, 2)
+        },
+        "memory_kib_per_episode": _in_subprocess(_baseline_memory, (load.task.id, scale)),
+    }
+
+
+def _baseline_world(task_id: str, scale: int) -> tuple[InMemoryWorld, Workload]:
+    task = get_task(task_id)
+    load = Workload.of(next(w for w in worlds().values() if w.name == task.world))
+    return InMemoryWorld(load, seeds.snapshot(load.world, scale)), load
+
+
+def _baseline_worker(args: tuple[str, int], seconds: float) -> tuple[int, float]:
+    world, load = _baseline_world(*args)
+    return _timed_loop(lambda _: world.episode(load), seconds)
+
+
+def _baseline_memory(args: tuple[str, int]) -> float:
+    world, _ = _baseline_world(*args)
+    world.reset()
+    before = _rss_kib()
+    states = [world.reset() for _ in range(20)]
+    return (_rss_kib() - before) / len(states)
+
+
+# --- processes -----------------------------------------------------------------------------------
+
+
+def _timed_loop(action: Callable[[int], Any], seconds: float) -> tuple[int, float]:
+    action(-1)  # warm up: imports, caches, gold
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        action(done)
+        done += 1
+    return done, time.perf_counter() - start
+
+
+def _throughput(worker: Callable[..., tuple[int, float]], args: Any, processes: int, budget: float) -> float:
+    context = multiprocessing.get_context("fork")
+    with context.Pool(processes) as pool:
+        results = pool.starmap(worker, [(args, budget)] * processes)
+    return sum(done / elapsed for done, elapsed in results)
+
+
+def _in_subprocess(fn: Callable[[Any], float], args: Any) -> float:
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        return pool.apply(fn, (args,))
+
+
+# --- the run -----------------------------------------------------------------------------------
+
+
+def run_bench(scales: tuple[int, ...] = SCALES, budget: float = 1.0, world_names: list[str] | None = None) -> dict:
+    """Measure every world at every scale; ``budget`` is the seconds spent on each timed loop."""
+    results: dict[str, Any] = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "sqlite": sqlite3.sqlite_version,
+            "platform": platform.platform(),
+        },
+        "worlds": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="simtenant-bench-") as tmp:
+        for world in worlds().values():
+            if world_names and world.name not in world_names:
+                continue
+            load = Workload.of(world)
+            per_scale = {}
+            for scale in scales:
+                work = Path(tmp) / f"{world.name}-{scale}"
+                work.mkdir()
+                ours = bench_simtenant(load, scale, work, budget)
+                theirs = bench_baseline(load, scale, budget)
+                per_scale[str(scale)] = {"simtenant": ours, "baseline": theirs, "ratios": _ratios(ours, theirs)}
+            results["worlds"][world.name] = {"task": load.task.id, "scales": per_scale}
+    return results
+
+
+def _ratios(ours: dict, theirs: dict) -> dict[str, float]:
+    """Baseline ÷ simtenant for times and memory, simtenant ÷ baseline for throughput: > 1 favours simtenant."""
+    ratios = {
+        name: theirs[name]["median_ms"] / max(ours[name]["median_ms"], 1e-9)
+        for name in ("reset", "read_call", "write_call", "grade")
+    }
+    for n in ("1", "2"):
+        ratios[f"episodes_per_second_{n}"] = ours["episodes_per_second"][n] / max(
+            theirs["episodes_per_second"][n], 1e-9
+        )
+    ratios["memory"] = theirs["memory_kib_per_episode"] / max(ours["memory_kib_per_episode"], 1e-9)
+    return ratios
+
+
+# --- targets and report ----------------------------------------------------------------------------
+
+
+def targets(results: dict) -> list[dict[str, Any]]:
+    """The issue's targets, each with the figure measured and whether it is met."""
+    found = []
+    for name, world in results["worlds"].items():
+        scales = world["scales"]
+
+        def ours(scale: str, metric: str, scales: dict = scales) -> Any:
+            return scales[scale]["simtenant"][metric]
+
+        def add(what: str, value: float, limit: float, at_most: bool = True, world: str = name) -> None:
+            met = value <= limit if at_most else value >= limit
+            found.append({"world": world, "target": what, "value": round(value, 3), "limit": limit, "met": met})
+
+        if "1" in scales:
+            add("reset median at 1x (ms)", ours("1", "reset")["median_ms"], 1.0)
+            add("read call median at 1x (ms)", ours("1", "read_call")["median_ms"], 0.3)
+            add("oracle episodes/s on 2 workers at 1x", ours("1", "episodes_per_second")["2"], 200, at_most=False)
+        if "10" in scales:
+            add("reset speed-up over the baseline at 10x", scales["10"]["ratios"]["reset"], 10, at_most=False)
+        if "1" in scales and "100" in scales:
+            growth = ours("100", "reset")["median_ms"] / ours("1", "reset")["median_ms"]
+            bytes_growth = ours("100", "snapshot_bytes") / ours("1", "snapshot_bytes")
+            add("reset growth 1x->100x, as a share of the bytes' growth", growth / bytes_growth, 1.0)
+            add("grade at 100x / grade at 1x", ours("100", "grade")["median_ms"] / ours("1", "grade")["median_ms"], 2.0)
+    return found
+
+
+def report_rows(results: dict) -> list[tuple[str, ...]]:
+    """Rows of the printed table: world, scale, figure, simtenant, baseline, ratio."""
+    rows = []
+    for name, world in results["worlds"].items():
+        for scale, figures in world["scales"].items():
+            ours, theirs, ratios = figures["simtenant"], figures["baseline"], figures["ratios"]
+            for metric in ("reset", "read_call", "write_call", "grade"):
+                rows.append(
+                    (
+                        name,
+                        f"{scale}x",
+                        f"{metric} median / p95 (ms)",
+                        f"{ours[metric]['median_ms']:.3f} / {ours[metric]['p95_ms']:.3f}",
+                        f"{theirs[metric]['median_ms']:.3f} / {theirs[metric]['p95_ms']:.3f}",
+                        f"{ratios[metric]:.1f}x",
+                    )
+                )
+            rows.append(
+                (name, f"{scale}x", "grade, full scan (ms)", f"{ours['grade_full_scan']['median_ms']:.3f}", "", "")
+            )
+            for n in ("1", "2"):
+                rows.append(
+                    (
+                        name,
+                        f"{scale}x",
+                        f"oracle episodes/s, {n} worker(s)",
+                        f"{ours['episodes_per_second'][n]:.0f}",
+                        f"{theirs['episodes_per_second'][n]:.0f}",
+                        f"{ratios[f'episodes_per_second_{n}']:.1f}x",
+                    )
+                )
+            rows.append(
+                (
+                    name,
+                    f"{scale}x",
+                    "memory per open episode (KiB)",
+                    f"{ours['memory_kib_per_episode']:.0f}",
+                    f"{theirs['memory_kib_per_episode']:.0f}",
+                    f"{ratios['memory']:.1f}x",
+                )
+            )
+            rows.append(
+                (
+                    name,
+                    f"{scale}x",
+                    "snapshot / JSON size (KiB)",
+                    f"{ours['snapshot_bytes'] / 1024:.0f}",
+                    f"{theirs['json_bytes'] / 1024:.0f}",
+                    "",
+                )
+            )
+    return rows
+
+
+def markdown(results: dict) -> str:
+    """The results as Markdown tables (figures, then targets), as the README shows them."""
+    lines = ["| world | scale | figure | simtenant | baseline | ratio |", "|---|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(row) + " |" for row in report_rows(results)]
+    lines += ["", "| world | target | measured | limit | met |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {t['world']} | {t['target']} | {t['value']} | {t['limit']} | {'yes' if t['met'] else '**no**'} |"
+        for t in results.get("targets", [])
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # python -m simtenant.bench [options]
+    import sys
+
+    from .cli import app
+
+    app(["bench", *sys.argv[1:]], prog_name="python -m simtenant.bench")

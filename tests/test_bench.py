@@ -1,0 +1,51 @@
+"""The benchmark runs end to end and reports every figure beside the baseline (no timing is asserted)."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from simtenant import seeds
+from simtenant.bench import InMemoryWorld, Workload
+from simtenant.cli import app
+from simtenant.world import get_world
+
+FIGURES = ("reset", "read_call", "write_call", "grade")
+
+
+def test_bench_reports_every_figure_and_ratio(tmp_path):
+    out = tmp_path / "bench.json"
+    result = CliRunner().invoke(app, ["bench", "--scales", "1", "--budget", "0.02", "--out", str(out), "--markdown"])
+    assert result.exit_code == 0, result.output
+    results = json.loads(out.read_text())
+    figures = results["worlds"]["commerce"]["scales"]["1"]
+    for side in ("simtenant", "baseline"):
+        for figure in FIGURES:
+            assert figures[side][figure]["median_ms"] > 0
+            assert figures[side][figure]["p95_ms"] >= figures[side][figure]["median_ms"]
+        assert set(figures[side]["episodes_per_second"]) == {"1", "2"}
+        assert figures[side]["memory_kib_per_episode"] != 0
+    assert set(figures["ratios"]) >= {*FIGURES, "episodes_per_second_1", "episodes_per_second_2", "memory"}
+    assert {t["target"] for t in results["targets"]} >= {"reset median at 1x (ms)", "read call median at 1x (ms)"}
+    assert "| commerce | 1x | reset median / p95 (ms) |" in result.output
+
+
+def test_the_baseline_does_the_same_work(tmp_path):
+    """Its write touches the rows the real write call touched, and its grade tells right from wrong."""
+    load = Workload.of(get_world("commerce"))
+    world = InMemoryWorld(load, seeds.snapshot(load.world))
+    assert [(table, key) for table, key, _ in world.write_rows] == [("refunds", "RF-0007")]
+    assert world.episode(load) is True
+    state = world.reset()
+    assert world.digest(state) != world.digest({**state, "refunds": {}})
+    table, key = world.read_target
+    found = world.read(state)
+    assert (table, found["id"]) == ("users", key)
+    assert found["orders"] and all(order["user_id"] == key for order in found["orders"])
+
+
+def test_bench_refuses_bad_scales():
+    result = CliRunner().invoke(app, ["bench", "--scales", "0"])
+    assert result.exit_code == 1
+    assert "invalid_scales" in result.output
