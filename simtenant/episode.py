@@ -72,7 +72,7 @@ class Episode:
     def call(self, tool: str, args: Any = None) -> Outcome:
         """Run one tool call; returns its outcome (a result or a structured error)."""
         outcome = dispatch(self, tool, {} if args is None else args)
-        if tool == "finish" and outcome.ok:
+        if outcome.ok and self.tools[tool].ends:
             self.done = True
         return outcome
 

@@ -117,6 +117,24 @@ class ShapedReward(Model):
     bonuses: list[Bonus] = []
 
 
+class RubricComponent(Model):
+    """One weighted part of a rubric reward, computed from the final database.
+
+    ``agreement``: ``query`` returns (key, value) rows; the score is the share of the gold
+    database's keys for which the episode's value agrees (numbers within ``tolerance``).
+    ``score``: ``query`` returns (key, score in 0..1) rows; the score is their mean over the gold
+    database's keys (a key the episode lacks scores 0). ``judge``: graded by a judge model when
+    one is configured, else skipped. A component with nothing to grade is skipped too; skipped
+    components leave the reward, whose weights are renormalised. The query may use ``:actor``.
+    """
+
+    name: str
+    weight: float = Field(ge=0)
+    kind: Literal["agreement", "score", "judge"]
+    query: str | None = None
+    tolerance: float = 0.0
+
+
 class Task(Model):
     id: str
     world: str
@@ -127,8 +145,9 @@ class Task(Model):
     actor: str | None = None
     gold: list[Call]
     checks: list[Check] = []
-    reward: Literal["default", "shaped"] = "default"
+    reward: Literal["default", "shaped", "rubric"] = "default"
     shaped: ShapedReward | None = None
+    rubric: list[RubricComponent] | None = None  # the world's rubric when not given
     hash: str
 
     @field_validator("current_time")

@@ -8,11 +8,12 @@ from functools import cache
 from pathlib import Path
 
 import yaml
+from pydantic import TypeAdapter
 from sqlalchemy import Table
 
 from .errors import NotFound
 from .schema import Base, metadata
-from .task import Task, load_task
+from .task import RubricComponent, Task, load_task
 from .tools import Tool, tools_of
 
 SEEDS = Path(__file__).parent / "seeds"
@@ -26,6 +27,9 @@ class World:
     description: str
     services: list[str]
     folder: Path
+    finish_tool: str = "finish"  # the tool that ends an episode, and its answer argument
+    finish_answer: str = "answer"
+    rubric: list[RubricComponent] = field(default_factory=list)
     _tasks: dict[str, Task] | None = field(default=None, repr=False)
 
     @property
@@ -46,7 +50,8 @@ class World:
 
     def all_tools(self) -> list[Tool]:
         """The world's tools and the harness tools offered beside them."""
-        return [*self.tools, *tools_of(["harness"])]
+        harness = [t for t in tools_of(["harness"]) if t.name != "finish" or self.finish_tool == "finish"]
+        return [*self.tools, *harness]
 
     @property
     def tool_map(self) -> dict[str, Tool]:
@@ -66,12 +71,16 @@ def worlds() -> dict[str, World]:
     found = {}
     for meta in sorted(SEEDS.glob("*/world.yaml")):
         data = yaml.safe_load(meta.read_text())
+        finish = data.get("finish", {})
         found[data["name"]] = World(
             name=data["name"],
             title=data["title"],
             description=data["description"],
             services=list(data["services"]),
             folder=meta.parent,
+            finish_tool=finish.get("tool", "finish"),
+            finish_answer=finish.get("answer", "answer"),
+            rubric=TypeAdapter(list[RubricComponent]).validate_python(data.get("rubric", [])),
         )
     return found
 

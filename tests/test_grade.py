@@ -179,7 +179,7 @@ def test_gold_cache_is_keyed_by_task_and_snapshot_hash(snap, world_rows):
             [Call(tool="orders_update_status", args={"order_id": "ORD-1005", "new_status": "pending"}), FINISH],
             "failed: illegal_transition",
         ),
-        ([Call(tool="orders_lookup", args={"order_id": "ORD-1005"})], "the gold calls must end with finish"),
+        ([Call(tool="orders_lookup", args={"order_id": "ORD-1005"})], "the gold calls must end the episode (with finish)"),
     ],
     ids=["not-found", "exceeds", "unknown-tool", "bad-args", "illegal-transition", "no-finish"],
 )

@@ -35,7 +35,8 @@ def oracle(episode: Episode, **_: Any) -> list[Outcome]:
 
 def noop(episode: Episode, **_: Any) -> list[Outcome]:
     """Does nothing and finishes at once."""
-    return play(episode, [Call(tool="finish", args={"answer": ""})])
+    world = episode.world
+    return play(episode, [Call(tool=world.finish_tool, args={world.finish_answer: ""})])
 
 
 def replay(episode: Episode, actions: Path | None = None, **_: Any) -> list[Outcome]:

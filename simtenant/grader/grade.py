@@ -146,7 +146,7 @@ def gold_database(task: Task, snapshot: Path) -> Path:
                         f"{outcome.error['error']}: {outcome.error['message']}"  # type: ignore[index]
                     )
             if not episode.done:
-                raise TaskError(f"{task.id}: the gold calls must end with finish")
+                raise TaskError(f"{task.id}: the gold calls must end the episode (with {episode.world.finish_tool})")
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -158,10 +158,11 @@ def shaped_reward(task: Task, calls: list[RecordedCall]) -> float | None:
     if task.shaped is None:
         return None
     tracker = ShapedTracker(task.shaped)
-    harness = {t.name for t in get_world(task.world).all_tools() if t.harness}
+    tools = get_world(task.world).tool_map
     for call in calls:
-        tracker.step(call.tool, call.args_json, call.ok, call.args, call.result, harness=call.tool in harness)
-        if call.tool == "finish" and call.ok:
+        tool = tools.get(call.tool)
+        tracker.step(call.tool, call.args_json, call.ok, call.args, call.result, harness=bool(tool and tool.harness))
+        if call.ok and tool is not None and tool.ends:
             break  # later calls were refused and earn nothing
     return tracker.total
 

@@ -44,7 +44,7 @@ def cache_dir() -> Path:
 
 
 def _seed_files(world: World) -> list[Path]:
-    return sorted([world.folder / "world.yaml", *(world.folder / "data").glob("*.yaml")])
+    return sorted([world.folder / "world.yaml", *(world.folder / "data").rglob("*.yaml")])
 
 
 def snapshot_hash(world: World, scale: int = 1) -> str:
@@ -143,11 +143,13 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
 
 def _insert_seed_rows(world: World, path: Path, scale: int = 1) -> None:
     tables = {t.name: t for t in world.tables}
-    files = {p.stem: p for p in (world.folder / "data").glob("*.yaml")}
+    files: dict[str, list[Path]] = {}
+    for seed_file in sorted((world.folder / "data").rglob("*.yaml")):  # data/<table>.yaml, data/<group>/<table>.yaml
+        files.setdefault(seed_file.stem, []).append(seed_file)
     unknown = sorted(set(files) - set(tables))
     if unknown:
         raise TaskError(f"world {world.name}: seed files for tables it does not have: {', '.join(unknown)}")
-    seed = {name: _read_rows(files[name]) if name in files else [] for name in tables}
+    seed = {name: [row for seed_file in files.get(name, []) for row in _read_rows(seed_file)] for name in tables}
     for name, rows in seed.items():
         columns = set(tables[name].columns.keys())
         for number, row in enumerate(rows, start=1):

@@ -19,7 +19,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from ..errors import Conflict, InvalidArgument, NotFound, SimtenantError
-from ..schema.harness import CallRecord, SequenceRecord
+from ..schema.harness import CallRecord, EpisodeRecord, SequenceRecord
 
 if TYPE_CHECKING:
     from ..episode import Episode
@@ -49,6 +49,12 @@ class ToolContext:
         if row is None:
             raise NotFound(f"{what or model.__tablename__} {key!r} not found")
         return row
+
+    def finish(self, answer: str) -> None:
+        """Mark the episode finished with its final answer (for tools that end it)."""
+        record = self.get(EpisodeRecord, 1, "episode")
+        record.status = "finished"
+        record.answer = answer
 
     def next_id(self, model: type) -> str:
         """The next id of ``model``'s sequence, formatted by its ``id_format``."""

@@ -6,15 +6,12 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..schema.harness import EpisodeRecord
 from .dispatch import ToolContext
 from .registry import tool
 
 
-@tool("harness", "POST", "/finish")
+@tool("harness", "POST", "/finish", ends=True)
 def finish(ctx: ToolContext, answer: Annotated[str, Field(description="Your final answer or report")] = "") -> Any:
     """End the episode and give your final answer. No further calls are taken after it."""
-    record = ctx.get(EpisodeRecord, 1, "episode")
-    record.status = "finished"
-    record.answer = answer
+    ctx.finish(answer)
     return {"finished": True}

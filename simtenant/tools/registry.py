@@ -29,6 +29,7 @@ class Tool:
     description: str
     fn: Callable[..., Any]
     arguments: type[BaseModel]
+    ends: bool = False  # a successful call ends the episode
 
     @property
     def writes(self) -> bool:
@@ -69,8 +70,12 @@ class _Arguments(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-def tool(service: str, method: Method, path: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register ``fn(ctx, **args)`` as a tool of ``service`` at route ``method path``."""
+def tool(
+    service: str, method: Method, path: str, ends: bool = False
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``fn(ctx, **args)`` as a tool of ``service`` at route ``method path``.
+
+    A tool with ``ends`` ends the episode when it succeeds (it calls ``ctx.finish``)."""
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         if fn.__name__ in REGISTRY:
@@ -89,6 +94,7 @@ def tool(service: str, method: Method, path: str) -> Callable[[Callable[..., Any
             description=inspect.cleandoc(fn.__doc__ or "").strip(),
             fn=fn,
             arguments=arguments,
+            ends=ends,
         )
         return fn
 
