@@ -240,12 +240,13 @@ def validate(
     if json_output:
         _print_json({"ok": all(r.ok for r in reports), "tasks": [r.to_dict() for r in reports]})
     else:
-        table = Table("task", "gold", "shaped", "noop", "identical", "problems", title="validate")
+        table = Table("task", "gold", "shaped", "rubric", "noop", "identical", "problems", title="validate")
         for r in reports:
             table.add_row(
                 r.task,
                 _short(r.gold_reward),
                 _short(r.shaped_reward) or "-",
+                _short(r.rubric_reward) or "-",
                 _short(r.noop_reward),
                 _short(r.identical_replays),
                 "[green]ok[/green]" if r.ok else "[red]" + "; ".join(r.problems) + "[/red]",

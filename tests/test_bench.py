@@ -34,6 +34,7 @@ def test_bench_reports_every_figure_and_ratio(tmp_path):
 def test_the_baseline_does_the_same_work(tmp_path):
     """Its write touches the rows the real write call touched, and its grade tells right from wrong."""
     load = Workload.of(get_world("commerce"))
+    assert load is not None
     world = InMemoryWorld(load, seeds.snapshot(load.world))
     assert [(table, key) for table, key, _ in world.write_rows] == [("refunds", "RF-0007")]
     assert world.episode(load) is True

@@ -179,7 +179,10 @@ def test_gold_cache_is_keyed_by_task_and_snapshot_hash(snap, world_rows):
             [Call(tool="orders_update_status", args={"order_id": "ORD-1005", "new_status": "pending"}), FINISH],
             "failed: illegal_transition",
         ),
-        ([Call(tool="orders_lookup", args={"order_id": "ORD-1005"})], "the gold calls must end the episode (with finish)"),
+        (
+            [Call(tool="orders_lookup", args={"order_id": "ORD-1005"})],
+            "the gold calls must end the episode (with finish)",
+        ),
     ],
     ids=["not-found", "exceeds", "unknown-tool", "bad-args", "illegal-transition", "no-finish"],
 )
@@ -280,13 +283,13 @@ def test_validation_reports_a_task_the_untouched_world_satisfies(monkeypatch):
     monkeypatch.setitem(WORLD.tasks, task.id, task)
     report = validate_task(task)
     assert report.noop_reward == 1.0
-    assert report.problems == ["the untouched world already scores 1: the task asks for nothing"]
+    assert report.problems == ["the untouched world already scores 1.0: the task asks for nothing"]
 
 
 def test_validation_grades_the_task_it_was_given():
     task = get_task("commerce/order-status").model_copy(update={"checks": []})
     report = validate_task(task)
-    assert report.problems == ["the untouched world already scores 1: the task asks for nothing"]
+    assert report.problems == ["the untouched world already scores 1.0: the task asks for nothing"]
 
 
 def test_validation_reports_a_failing_gold_call():

@@ -17,13 +17,14 @@ from typing import Any
 
 from .. import seeds
 from ..errors import InvalidArgument, NotFound, TaskError
-from ..task import Task
+from ..task import RubricComponent, Task
 from ..world import get_task, get_world
 from .checks import CheckResult, RecordedCall, run_check
 from .diff import DiffResult, diff_databases
 from .rewards import ShapedTracker
+from .rubric import ComponentResult, grade_rubric
 
-REWARD_MODES = ("default", "shaped")
+REWARD_MODES = ("default", "shaped", "rubric")
 
 
 @dataclass
@@ -90,6 +91,8 @@ class GradeResult:
     completed: bool
     answer: str | None
     shaped_reward: float | None
+    rubric_reward: float | None = None
+    rubric: list[ComponentResult] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -106,6 +109,8 @@ class GradeResult:
             "completed": self.completed,
             "answer": self.answer,
             "shaped_reward": self.shaped_reward,
+            "rubric_reward": self.rubric_reward,
+            "rubric": [c.to_dict() for c in self.rubric],
             "warnings": self.warnings,
         }
 
@@ -174,7 +179,14 @@ def check_reward_mode(task: Task, reward_mode: str | None) -> str:
         raise InvalidArgument(f"reward must be one of {', '.join(REWARD_MODES)}", error="invalid_reward")
     if mode == "shaped" and task.shaped is None:
         raise InvalidArgument(f"task {task.id} has no shaped reward rules", error="invalid_reward")
+    if mode == "rubric" and not rubric_of(task):
+        raise InvalidArgument(f"task {task.id} has no rubric", error="invalid_reward")
     return mode
+
+
+def rubric_of(task: Task) -> list[RubricComponent]:
+    """The task's rubric, or its world's."""
+    return list(task.rubric) if task.rubric is not None else get_world(task.world).rubric
 
 
 def grade(
@@ -199,7 +211,14 @@ def grade(
     checks = [run_check(c, episode.path, episode.answer, episode.calls) for c in task.checks]
     db_match = int(difference.match)
     shaped = shaped_reward(task, episode.calls)
-    reward = float(db_match * all(c.passed for c in checks)) if mode == "default" else float(shaped or 0.0)
+    rubric_reward, rubric = (
+        grade_rubric(rubric_of(task), episode.path, gold, task.actor) if rubric_of(task) else (None, [])
+    )
+    reward = {
+        "default": float(db_match * all(c.passed for c in checks)),
+        "shaped": float(shaped or 0.0),
+        "rubric": float(rubric_reward or 0.0),
+    }[mode]
     return GradeResult(
         task=task.id,
         episode_db=str(episode.path),
@@ -213,5 +232,7 @@ def grade(
         completed=episode.status == "finished",
         answer=episode.answer,
         shaped_reward=shaped,
+        rubric_reward=rubric_reward,
+        rubric=rubric,
         warnings=warnings,
     )

@@ -13,7 +13,7 @@ from .. import seeds
 from ..errors import SimtenantError
 from ..task import Task
 from ..world import get_world
-from .grade import gold_database, grade
+from .grade import gold_database, grade, rubric_of
 
 
 @dataclass
@@ -22,6 +22,7 @@ class TaskValidation:
     problems: list[str] = field(default_factory=list)
     gold_reward: float | None = None
     shaped_reward: float | None = None
+    rubric_reward: float | None = None
     noop_reward: float | None = None
     identical_replays: bool | None = None
 
@@ -35,6 +36,7 @@ class TaskValidation:
             "ok": self.ok,
             "gold_reward": self.gold_reward,
             "shaped_reward": self.shaped_reward,
+            "rubric_reward": self.rubric_reward,
             "noop_reward": self.noop_reward,
             "identical_replays": self.identical_replays,
             "problems": self.problems,
@@ -59,17 +61,21 @@ def validate_task(task: Task) -> TaskValidation:
             report.gold_reward = grade(first, "default", task).reward
             if task.shaped is not None:
                 report.shaped_reward = grade(first, "shaped", task).reward
-            report.noop_reward = grade(noop, "default", task).reward
+            if rubric_of(task):
+                report.rubric_reward = grade(first, "rubric", task).reward
+            report.noop_reward = grade(noop, None, task).reward  # under the task's own reward
             report.identical_replays = _sha256(first) == _sha256(second)
         except SimtenantError as exc:
             report.problems.append(f"{exc.error}: {exc.message}")
             return report
     if report.gold_reward != 1.0:
         report.problems.append(f"gold replay scores {report.gold_reward}, not 1")
+    if report.rubric_reward not in (None, 1.0):
+        report.problems.append(f"gold replay scores {report.rubric_reward} under the rubric, not 1")
     if report.shaped_reward not in (None, 1.0):
         report.problems.append(f"gold replay scores {report.shaped_reward} under the shaped reward, not 1")
     if report.noop_reward != 0.0:
-        report.problems.append("the untouched world already scores 1: the task asks for nothing")
+        report.problems.append(f"the untouched world already scores {report.noop_reward}: the task asks for nothing")
     if not report.identical_replays:
         report.problems.append("two replays of the gold calls gave different database bytes")
     return report

@@ -1,6 +1,6 @@
 """Tools: the registry, the dispatcher, and one module per service."""
 
-from . import harness, inventory, orders, users
+from . import harness, homeservices, inventory, orders, users
 from .dispatch import ToolContext, canonical_json, dispatch, row_dict
 from .registry import REGISTRY, Tool, tool, tools_of
 
@@ -11,6 +11,7 @@ __all__ = [
     "canonical_json",
     "dispatch",
     "harness",
+    "homeservices",
     "inventory",
     "orders",
     "row_dict",

@@ -1,0 +1,80 @@
+"""Rubric rewards: weighted components computed from the final database against the gold one.
+
+The weights are data (the world's ``rubric`` or the task's own). Each component is reported
+with its score; skipped components (a judge with no judge configured, or nothing to grade)
+leave the reward, and the remaining weights are renormalised. A component of weight 0 is a
+metric: reported, never counted.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import TaskError
+from ..task import RubricComponent
+
+
+@dataclass(frozen=True)
+class ComponentResult:
+    name: str
+    kind: str
+    weight: float
+    score: float | None  # None when skipped
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "weight": self.weight, "score": self.score, "detail": self.detail}
+
+
+def _rows(database: Path, query: str, actor: str | None) -> dict[Any, Any]:
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        return {key: value for key, value in connection.execute(query, {"actor": actor})}
+    except (sqlite3.Error, ValueError) as exc:
+        raise TaskError(f"rubric query failed: {exc}: {query}") from None
+    finally:
+        connection.close()
+
+
+def _agree(expected: Any, actual: Any, tolerance: float) -> bool:
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (expected, actual))
+    if numbers:
+        return abs(expected - actual) <= tolerance + 1e-9
+    return expected == actual
+
+
+def grade_component(component: RubricComponent, episode: Path, gold: Path, actor: str | None) -> ComponentResult:
+    def result(score: float | None, detail: str) -> ComponentResult:
+        return ComponentResult(component.name, component.kind, component.weight, score, detail)
+
+    if component.kind == "judge":
+        return result(None, "skipped: no judge configured")
+    if component.query is None:
+        raise TaskError(f"rubric component {component.name} needs a query")
+    expected = _rows(gold, component.query, actor)
+    if not expected:
+        return result(None, "skipped: nothing to grade")
+    actual = _rows(episode, component.query, actor)
+    if component.kind == "agreement":
+        right = [k for k, v in expected.items() if k in actual and _agree(v, actual[k], component.tolerance)]
+        wrong = sorted(str(k) for k in expected if k not in right)
+        detail = f"{len(right)} of {len(expected)} agree" + (f"; differ: {', '.join(wrong)}" if wrong else "")
+        return result(round(len(right) / len(expected), 6), detail)
+    scores = {k: min(1.0, max(0.0, float(actual.get(k) or 0.0))) for k in expected}
+    low = sorted(f"{k}={v:g}" for k, v in scores.items() if v < 1.0)
+    detail = f"mean of {len(scores)}" + (f"; below 1: {', '.join(low)}" if low else "")
+    return result(round(sum(scores.values()) / len(scores), 6), detail)
+
+
+def grade_rubric(
+    components: list[RubricComponent], episode: Path, gold: Path, actor: str | None
+) -> tuple[float, list[ComponentResult]]:
+    """The rubric reward (weighted mean of the counted components) and every component's result."""
+    results = [grade_component(c, episode, gold, actor) for c in components]
+    counted = [r for r in results if r.score is not None and r.weight > 0]
+    total_weight = sum(r.weight for r in counted)
+    reward = sum(r.weight * r.score for r in counted) / total_weight if total_weight else 0.0  # type: ignore[operator]
+    return round(reward, 6), results
