@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from sqlalchemy import Table, create_engine, insert, select
+from sqlalchemy import Integer, Table, create_engine, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
@@ -151,11 +151,7 @@ def _insert_seed_rows(world: World, path: Path, scale: int = 1) -> None:
         raise TaskError(f"world {world.name}: seed files for tables it does not have: {', '.join(unknown)}")
     seed = {name: [row for seed_file in files.get(name, []) for row in _read_rows(seed_file)] for name in tables}
     for name, rows in seed.items():
-        columns = set(tables[name].columns.keys())
-        for number, row in enumerate(rows, start=1):
-            unknown = sorted(set(row) - columns)
-            if unknown:
-                raise TaskError(f"world {world.name}: {name}.yaml row {number}: unknown column(s) {', '.join(unknown)}")
+        seed[name] = [_complete_row(world, tables[name], number, row) for number, row in enumerate(rows, start=1)]
     rows_by_table = _scaled(tables, seed, scale)
     engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
     try:
@@ -174,6 +170,25 @@ def _insert_seed_rows(world: World, path: Path, scale: int = 1) -> None:
         ) from None
     finally:
         engine.dispose()
+
+
+def _complete_row(world: World, table: Table, number: int, row: dict[str, Any]) -> dict[str, Any]:
+    """The row with every column: omitted ones take their default (or NULL); unknown ones are refused."""
+    where = f"world {world.name}: {table.name}.yaml row {number}"
+    unknown = sorted(set(row) - set(table.columns.keys()))
+    if unknown:
+        raise TaskError(f"{where}: unknown column(s) {', '.join(unknown)}")
+    complete = {}
+    for column in table.columns:
+        if column.name in row:
+            complete[column.name] = row[column.name]
+        elif column.default is not None and not callable(column.default.arg):
+            complete[column.name] = column.default.arg
+        elif column.nullable:
+            complete[column.name] = None
+        elif not (column.primary_key and isinstance(column.type, Integer)):
+            raise TaskError(f"{where}: missing column {column.name}")
+    return complete
 
 
 def _next_value(connection: Any, table: Table) -> int:
