@@ -230,6 +230,37 @@ def diff(
 
 
 @command()
+def transcript(
+    episode: Annotated[Path, typer.Argument(help="An episode file")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Show an episode as it happened: every call, its arguments and what came back."""
+    found = EpisodeFile.read(episode)
+    if json_output:
+        return _print_json(
+            {
+                "task": found.task,
+                "status": found.status,
+                "answer": found.answer,
+                "calls": [
+                    {"seq": c.seq, "tool": c.tool, "args": c.args, "ok": c.ok, "result": c.result, "error": c.error}
+                    for c in found.calls
+                ],
+            }
+        )
+    console.print(f"[bold]{found.task}[/bold]  {found.status}", highlight=False)
+    for call in found.calls:
+        args = json.dumps(call.args, ensure_ascii=False)
+        console.print(f"[cyan]{call.seq:>3} {call.tool}[/cyan] {escape(args)}", highlight=False)
+        outcome = call.result if call.ok else call.error
+        text = json.dumps(outcome, ensure_ascii=False)
+        style = "dim" if call.ok else "red"
+        console.print(
+            f"    [{style}]{escape(text if len(text) <= 400 else text[:399] + '…')}[/{style}]", highlight=False
+        )
+
+
+@command()
 def validate(
     world: Annotated[list[str] | None, typer.Argument(help="Worlds to validate (all by default)")] = None,
     json_output: JsonFlag = False,
