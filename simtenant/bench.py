@@ -398,8 +398,15 @@ def _ratios(ours: dict, theirs: dict) -> dict[str, float]:
 
 
 def targets(results: dict) -> list[dict[str, Any]]:
-    """The issue's targets, each with the figure measured and whether it is met."""
-    found = []
+    """The targets, each with the figure measured and whether it is met: reset on the largest world,
+    call latency (an indexed lookup) and throughput on commerce, grading growth on every world."""
+    found: list[dict[str, Any]] = []
+    sizes = {
+        name: world["scales"]["1"]["simtenant"]["snapshot_bytes"]
+        for name, world in results["worlds"].items()
+        if "1" in world["scales"]
+    }
+    largest = max(sizes, key=lambda name: sizes[name]) if sizes else None
     for name, world in results["worlds"].items():
         scales = world["scales"]
 
@@ -410,12 +417,13 @@ def targets(results: dict) -> list[dict[str, Any]]:
             met = value <= limit if at_most else value >= limit
             found.append({"world": world, "target": what, "value": round(value, 3), "limit": limit, "met": met})
 
-        if "1" in scales:
-            add("reset median at 1x (ms)", ours("1", "reset")["median_ms"], 1.0)
-            add("read call median at 1x (ms)", ours("1", "read_call")["median_ms"], 0.3)
-            add("oracle episodes/s on 2 workers at 1x", ours("1", "episodes_per_second")["2"], 200, at_most=False)
-        if "10" in scales:
+        if "1" in scales and name == largest:
+            add("reset median at 1x, largest world (ms)", ours("1", "reset")["median_ms"], 1.0)
+        if "10" in scales and name == largest:
             add("reset speed-up over the baseline at 10x", scales["10"]["ratios"]["reset"], 10, at_most=False)
+        if "1" in scales and name == "commerce":
+            add("indexed lookup call median at 1x (ms)", ours("1", "read_call")["median_ms"], 0.3)
+            add("oracle episodes/s on 2 workers at 1x", ours("1", "episodes_per_second")["2"], 200, at_most=False)
         if "1" in scales and "100" in scales:
             growth = ours("100", "reset")["median_ms"] / ours("1", "reset")["median_ms"]
             bytes_growth = ours("100", "snapshot_bytes") / ours("1", "snapshot_bytes")

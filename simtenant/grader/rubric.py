@@ -9,6 +9,8 @@ metric: reported, never counted.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,14 +31,11 @@ class ComponentResult:
         return {"name": self.name, "kind": self.kind, "weight": self.weight, "score": self.score, "detail": self.detail}
 
 
-def _rows(database: Path, query: str, actor: str | None) -> dict[Any, Any]:
-    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+def _rows(database: sqlite3.Connection, query: str, actor: str | None) -> dict[Any, Any]:
     try:
-        return {key: value for key, value in connection.execute(query, {"actor": actor})}
+        return {key: value for key, value in database.execute(query, {"actor": actor})}
     except (sqlite3.Error, ValueError) as exc:
         raise TaskError(f"rubric query failed: {exc}: {query}") from None
-    finally:
-        connection.close()
 
 
 def _agree(expected: Any, actual: Any, tolerance: float) -> bool:
@@ -46,7 +45,9 @@ def _agree(expected: Any, actual: Any, tolerance: float) -> bool:
     return expected == actual
 
 
-def grade_component(component: RubricComponent, episode: Path, gold: Path, actor: str | None) -> ComponentResult:
+def grade_component(
+    component: RubricComponent, episode: sqlite3.Connection, gold: sqlite3.Connection, actor: str | None
+) -> ComponentResult:
     def result(score: float | None, detail: str) -> ComponentResult:
         return ComponentResult(component.name, component.kind, component.weight, score, detail)
 
@@ -69,11 +70,21 @@ def grade_component(component: RubricComponent, episode: Path, gold: Path, actor
     return result(round(sum(scores.values()) / len(scores), 6), detail)
 
 
+@contextmanager
+def _read_only(path: Path) -> Iterator[sqlite3.Connection]:
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
 def grade_rubric(
     components: list[RubricComponent], episode: Path, gold: Path, actor: str | None
 ) -> tuple[float, list[ComponentResult]]:
     """The rubric reward (weighted mean of the counted components) and every component's result."""
-    results = [grade_component(c, episode, gold, actor) for c in components]
+    with _read_only(episode) as episode_db, _read_only(gold) as gold_db:
+        results = [grade_component(c, episode_db, gold_db, actor) for c in components]
     counted = [r for r in results if r.score is not None and r.weight > 0]
     total_weight = sum(r.weight for r in counted)
     reward = sum(r.weight * r.score for r in counted) / total_weight if total_weight else 0.0  # type: ignore[operator]
