@@ -8,7 +8,8 @@ triggers occurs in it as whole words, ignoring case and punctuation. The reply i
 - a *question* (a sentence ending in "?") about a fact the agent already has — given up front
   or revealed earlier — gets "I already told you …" and counts as redundant; a statement that
   merely mentions it (say, a quote repeating the distance) does not;
-- a message that asks for nothing gets the party's fallback reply;
+- a question that asks for nothing the party holds gets the fallback reply, and a message with
+  no question and nothing asked gets an acknowledgement;
 - a silent party (spam) never replies.
 """
 
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 FALLBACK = "Sorry, I'm not sure what you need from me. What would you like to know?"
+ACKNOWLEDGE = "Okay, thanks for letting me know."
 SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 
 
@@ -67,5 +69,8 @@ def respond(message: str, facts: Sequence[Fact], silent: bool = False, fallback:
         elif asks_for(message, fact):
             reply.revealed.append(fact.key)
             parts.append(fact.reveal)
-    reply.text = " ".join(parts) if parts else fallback
+    if parts:
+        reply.text = " ".join(parts)
+    else:
+        reply.text = fallback if asked_questions else ACKNOWLEDGE
     return reply

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simtenant.responder import FALLBACK, Fact, asks_for, normalize, questions, respond
+from simtenant.responder import ACKNOWLEDGE, FALLBACK, Fact, asks_for, normalize, questions, respond
 
 VEHICLE = Fact("vehicle", "a 2019 RAV4", "It's a 2019 Toyota RAV4.", ("vehicle", "what car", "make and model"))
 DISTANCE = Fact("distance", "12 miles", "About 12 miles, to Capital Toyota.", ("how far", "distance", "miles"))
@@ -50,12 +50,13 @@ def test_asking_for_a_known_fact_is_redundant_and_gets_already_told():
 def test_a_statement_mentioning_a_known_fact_is_not_redundant():
     reply = respond("Your quote for zip 27610 is $176.50.", [GIVEN_ZIP])
     assert reply.redundant == []
-    assert reply.text == FALLBACK
+    assert reply.text == ACKNOWLEDGE
 
 
-def test_a_message_asking_nothing_gets_the_fallback():
-    assert respond("Hello there!", [VEHICLE]).text == FALLBACK
-    assert respond("Hello there!", [VEHICLE], fallback="Yes?").text == "Yes?"
+def test_a_question_asking_for_nothing_held_gets_the_fallback_and_a_statement_an_acknowledgement():
+    assert respond("Is it raining there?", [VEHICLE]).text == FALLBACK
+    assert respond("Is it raining there?", [VEHICLE], fallback="Yes?").text == "Yes?"
+    assert respond("Hello there!", [VEHICLE]).text == ACKNOWLEDGE
 
 
 def test_a_silent_party_never_replies():
