@@ -4,7 +4,8 @@ Any world can use it: a home-services customer behind a lead, an IT operator beh
 A fact has trigger phrases (synonyms included). A message asks for a fact when one of its
 triggers occurs in it as whole words, ignoring case and punctuation. The reply is scripted:
 
-- an asked fact not yet known to the agent is revealed, with the fact's own reveal text;
+- an asked fact not yet known to the agent is revealed, with the fact's own reveal text (two
+  facts that share a reveal text, answered in one sentence, say it once);
 - a *question* (a sentence ending in "?") about a fact the agent already has — given up front
   or revealed earlier — gets "I already told you …" and counts as redundant; a statement that
   merely mentions it (say, a quote repeating the distance) does not;
@@ -70,7 +71,7 @@ def respond(message: str, facts: Sequence[Fact], silent: bool = False, fallback:
             reply.revealed.append(fact.key)
             parts.append(fact.reveal)
     if parts:
-        reply.text = " ".join(parts)
+        reply.text = " ".join(dict.fromkeys(parts))  # facts revealed by one sentence say it once
     else:
         reply.text = fallback if asked_questions else ACKNOWLEDGE
     return reply

@@ -213,14 +213,14 @@ def test_without_a_judge_communication_is_skipped_and_weights_renormalised(tmp_p
 
 
 def hasty_calls(task) -> list[dict]:
-    """Read the inbox and quote every lead at once at its business's first base price; never ask,
-    never decline, never mark spam."""
+    """Read the inbox and quote every lead at once at its business's first price (a base fee or
+    tier, else any non-surcharge item), quantity 1; never ask, never decline, never mark spam."""
     snapshot = seeds.snapshot(WORLD)
     leads = rows(snapshot, f"SELECT id FROM leads WHERE business_id = '{task.actor}' ORDER BY received_at, id")
     item, amount = rows(
         snapshot,
-        f"SELECT id, amount FROM price_items WHERE business_id = '{task.actor}' AND kind = 'base' "
-        "ORDER BY position, id LIMIT 1",
+        f"SELECT id, amount FROM price_items WHERE business_id = '{task.actor}' "
+        "ORDER BY kind NOT IN ('base', 'tier'), kind IN ('surcharge', 'minimum'), position, id LIMIT 1",
     )[0]
     calls: list[dict] = [{"tool": "read_inbox", "args": {}}]
     for (lead,) in leads:

@@ -68,3 +68,11 @@ def test_the_same_message_always_gets_the_same_reply():
     message = "What vehicle, and how many miles? What zip?"
     first = respond(message, [VEHICLE, DISTANCE, GIVEN_ZIP])
     assert all(respond(message, [VEHICLE, DISTANCE, GIVEN_ZIP]) == first for _ in range(5))
+
+
+def test_two_facts_answered_by_one_sentence_say_it_once():
+    both = "A third of an acre, and the grass is knee-high."
+    size = Fact("lot_size", "a third of an acre", both, ("how big", "lot size"))
+    height = Fact("grass_height", "knee-high", both, ("how big", "how tall"))
+    reply = respond("How big is the lot?", [size, height])
+    assert (reply.text, reply.revealed) == (both, ["lot_size", "grass_height"])
