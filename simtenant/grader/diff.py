@@ -157,15 +157,19 @@ def _except_keys(connection: sqlite3.Connection, spec: _TableSpec, left: str, ri
 
 
 def _fetch(connection: sqlite3.Connection, spec: _TableSpec, schema: str, keys: list[Key]) -> dict[Key, Row]:
+    """The rows of these keys, found through the primary key's index."""
     rows: dict[Key, Row] = {}
     cols = ", ".join(f'"{c}"' for c in spec.columns)
-    pk = ", ".join(f'"{c}"' for c in spec.pk)
-    one = "(" + ", ".join("?" for _ in spec.pk) + ")"
+    if len(spec.pk) == 1:
+        one = "?"
+        where = f'"{spec.pk[0]}" IN ({{}})'
+    else:  # row values with IN (VALUES …) would scan the table; a disjunction of key lookups does not
+        one = "(" + " AND ".join(f'"{c}" = ?' for c in spec.pk) + ")"
+        where = "{}"
     for start in range(0, len(keys), CHUNK):
         chunk = keys[start : start + CHUNK]
-        sql = (
-            f'SELECT {cols} FROM {schema}."{spec.table.name}" WHERE ({pk}) IN (VALUES {", ".join(one for _ in chunk)})'
-        )
+        joiner = ", " if len(spec.pk) == 1 else " OR "
+        sql = f'SELECT {cols} FROM {schema}."{spec.table.name}" WHERE ' + where.format(joiner.join(one for _ in chunk))
         for values in connection.execute(sql, [v for key in chunk for v in key]):
             row = dict(zip(spec.columns, values, strict=True))
             rows[tuple(row[p] for p in spec.pk)] = row
