@@ -39,8 +39,13 @@ MIGRATIONS = Path(__file__).parent.parent / "migrations" / "versions"
 
 def cache_dir() -> Path:
     root = Path(os.environ.get("SIMTENANT_CACHE") or Path.home() / ".cache" / "simtenant")
-    root.mkdir(parents=True, exist_ok=True)
+    if root not in _made:
+        root.mkdir(parents=True, exist_ok=True)
+        _made.add(root)
     return root
+
+
+_made: set[Path] = set()
 
 
 def _seed_files(world: World) -> list[Path]:
@@ -67,14 +72,25 @@ def _content_hash(stamps: tuple[tuple[str, int, int], ...], scale: int) -> str:
     return digest.hexdigest()
 
 
+_known: dict[tuple[Path, Path, int], Path] = {}
+
+
 def snapshot(world: World, scale: int = 1) -> Path:
-    """The world's snapshot file at ``scale``, built if it is not in the cache yet."""
+    """The world's snapshot file at ``scale``, built if it is not in the cache yet.
+
+    A process hashes a world's files once, as it reads its tasks once: an edit to the seed
+    files is seen by the next process (``snapshot_hash`` always reads them anew).
+    """
     if scale < 1:
         raise TaskError(f"scale must be at least 1, got {scale}", error="invalid_scale")
-    path = snapshot_path(world, snapshot_hash(world, scale))
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        build(world, path, scale)
+    key = (cache_dir(), world.folder, scale)
+    path = _known.get(key)
+    if path is None or not path.exists():
+        path = snapshot_path(world, snapshot_hash(world, scale))
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            build(world, path, scale)
+        _known[key] = path
     return path
 
 
