@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from . import db, seeds
 from .errors import Conflict
 from .grader.rewards import ShapedTracker
-from .schema.harness import EpisodeRecord
+from .schema.harness import EpisodeRecord, MessageRecord
 from .task import Task
 from .tools import Tool, canonical_json, dispatch
 from .tools.dispatch import Outcome
@@ -32,7 +32,7 @@ class Episode:
         self.path = Path(path)
         self.now = task.current_time
         self.actor = task.actor
-        self.tools: dict[str, Tool] = self.world.tool_map
+        self.tools: dict[str, Tool] = self.world.tool_map(with_user=task.user is not None)
         self.done = False
         self.shaped = ShapedTracker(task.shaped) if task.shaped else None
         # One connection and session for the episode's life: only this episode writes its file.
@@ -67,14 +67,13 @@ class Episode:
                     "status": "running",
                 },
             )
+            if task.user is not None:
+                episode.session.add(MessageRecord(role="user", content=task.user.opening))
         return episode
 
     def call(self, tool: str, args: Any = None) -> Outcome:
         """Run one tool call; returns its outcome (a result or a structured error)."""
-        outcome = dispatch(self, tool, {} if args is None else args)
-        if outcome.ok and self.tools[tool].ends:
-            self.done = True
-        return outcome
+        return dispatch(self, tool, {} if args is None else args)
 
     def step_reward(self, outcome: Outcome) -> float | None:
         if self.shaped is None or self.done:

@@ -75,7 +75,18 @@ class NoDuplicatesCheck(Model):
     name: str
 
 
-Check = Annotated[SqlCheck | AnswerCheck | BeforeCheck | ForbidCheck | NoDuplicatesCheck, Field(discriminator="kind")]
+class ToldUserCheck(Model):
+    """Facts the agent's messages to the operator must state (any message; same rule as answers)."""
+
+    kind: Literal["told_user"]
+    name: str
+    facts: list[str | list[str]]
+
+
+Check = Annotated[
+    SqlCheck | AnswerCheck | BeforeCheck | ForbidCheck | NoDuplicatesCheck | ToldUserCheck,
+    Field(discriminator="kind"),
+]
 
 
 class Milestone(Model):
@@ -135,6 +146,28 @@ class RubricComponent(Model):
     tolerance: float = 0.0
 
 
+class OperatorFact(Model):
+    """Something the operator knows and tells only when asked (see ``simtenant.responder``)."""
+
+    key: str
+    value: str
+    reveal: str
+    triggers: list[str]
+
+
+class Operator(Model):
+    """The person the agent works for in this task, reached through ``send_message_to_user``.
+
+    ``opening`` is their request; ``facts`` are private until asked for; when an agent message
+    contains one of the ``done_when`` phrases they confirm and say ###STOP###, ending the episode.
+    """
+
+    persona: str
+    opening: str
+    facts: list[OperatorFact] = []
+    done_when: list[str] = []
+
+
 class Task(Model):
     id: str
     world: str
@@ -143,6 +176,7 @@ class Task(Model):
     notes: str = ""
     current_time: datetime
     actor: str | None = None
+    user: Operator | None = None
     gold: list[Call]
     checks: list[Check] = []
     reward: Literal["default", "shaped", "rubric"] = "default"

@@ -48,15 +48,19 @@ class World:
     def tools(self) -> list[Tool]:
         return tools_of(self.services)
 
-    def all_tools(self) -> list[Tool]:
-        """The world's tools and the harness tools offered beside them."""
-        harness = [t for t in tools_of(["harness"]) if t.name != "finish" or self.finish_tool == "finish"]
+    def all_tools(self, with_user: bool = False) -> list[Tool]:
+        """The world's tools and the harness tools offered beside them (``send_message_to_user``
+        only for a task with a user; ``finish`` unless the world ends episodes with a tool of its own)."""
+        harness = [
+            t
+            for t in tools_of(["harness"])
+            if (t.name != "finish" or self.finish_tool == "finish") and (with_user or t.name != "send_message_to_user")
+        ]
         return [*self.tools, *harness]
 
-    @property
-    def tool_map(self) -> dict[str, Tool]:
+    def tool_map(self, with_user: bool = False) -> dict[str, Tool]:
         """Every tool an episode of this world offers, by name."""
-        return {t.name: t for t in self.all_tools()}
+        return {t.name: t for t in self.all_tools(with_user)}
 
     @property
     def tasks(self) -> dict[str, Task]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..task import AnswerCheck, BeforeCheck, Check, ForbidCheck, NoDuplicatesCheck, SqlCheck
+from ..task import AnswerCheck, BeforeCheck, Check, ForbidCheck, NoDuplicatesCheck, SqlCheck, ToldUserCheck
 from .match import call_matches
 from .text import states_fact
 
@@ -53,10 +53,25 @@ def _sql(check: SqlCheck, database: Path, _answer: str, _calls: list[RecordedCal
 
 
 def _answer(check: AnswerCheck, _database: Path, answer: str, _calls: list[RecordedCall]) -> tuple[bool, str]:
+    return _stated(check.facts, answer)
+
+
+def _told_user(check: ToldUserCheck, database: Path, _answer: str, _calls: list[RecordedCall]) -> tuple[bool, str]:
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        said = [
+            text for (text,) in connection.execute("SELECT content FROM _messages WHERE role = 'agent' ORDER BY seq")
+        ]
+    finally:
+        connection.close()
+    return _stated(check.facts, "\n".join(said))
+
+
+def _stated(facts: list[str | list[str]], text: str) -> tuple[bool, str]:
     missing = []
-    for fact in check.facts:
+    for fact in facts:
         options = [fact] if isinstance(fact, str) else fact
-        if not any(states_fact(answer, option) for option in options):
+        if not any(states_fact(text, option) for option in options):
             missing.append(" or ".join(options))
     return not missing, f"missing: {', '.join(missing)}" if missing else "all facts stated"
 
@@ -98,4 +113,5 @@ _RUNNERS: dict[type, Any] = {
     BeforeCheck: _before,
     ForbidCheck: _forbid,
     NoDuplicatesCheck: _no_duplicates,
+    ToldUserCheck: _told_user,
 }

@@ -163,7 +163,7 @@ def shaped_reward(task: Task, calls: list[RecordedCall]) -> float | None:
     if task.shaped is None:
         return None
     tracker = ShapedTracker(task.shaped)
-    tools = get_world(task.world).tool_map
+    tools = get_world(task.world).tool_map(with_user=True)
     for call in calls:
         tool = tools.get(call.tool)
         tracker.step(call.tool, call.args_json, call.ok, call.args, call.result, harness=bool(tool and tool.harness))

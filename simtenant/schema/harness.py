@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Float, Integer, String, Text
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, Float, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .base import Base, enum_check
@@ -43,7 +45,8 @@ class CallRecord(Base):
 
 
 class MessageRecord(Base):
-    """Messages between the agent and the task's user."""
+    """Messages between the agent and the task's user (the operator); a user message lists the
+    facts it revealed, an agent message the known facts it asked for again."""
 
     __tablename__ = "_messages"
     __table_args__ = (enum_check("role", ("agent", "user")),)
@@ -51,6 +54,8 @@ class MessageRecord(Base):
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     role: Mapped[str] = mapped_column(String)
     content: Mapped[str] = mapped_column(Text)
+    revealed: Mapped[Any] = mapped_column(JSON, nullable=True)
+    redundant: Mapped[Any] = mapped_column(JSON, nullable=True)
 
 
 class ChangeRecord(Base):

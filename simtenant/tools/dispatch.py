@@ -38,6 +38,7 @@ class ToolContext:
     now: datetime
     actor: str | None
     episode: Episode
+    finished: bool = False  # set by finish(): the episode ends when this call commits
 
     @property
     def timestamp(self) -> str:
@@ -55,6 +56,7 @@ class ToolContext:
         record = self.get(EpisodeRecord, 1, "episode")
         record.status = "finished"
         record.answer = answer
+        self.finished = True
 
     def next_id(self, model: type) -> str:
         """The next id of ``model``'s sequence, formatted by its ``id_format``."""
@@ -110,13 +112,15 @@ def dispatch(episode: Episode, name: str, args: Any) -> Outcome:
             _record(session, outcome)
         episode.calls += 1
         return outcome
+    context = ToolContext(session=session, now=episode.now, actor=episode.actor, episode=episode)
     try:
         with session.begin():
-            outcome.result = _run(episode, session, name, args)
+            outcome.result = _run(episode, context, name, args)
             outcome.ok = True
             outcome.reward = episode.step_reward(outcome)
             _record(session, outcome)
         episode.calls += 1
+        episode.done = episode.done or context.finished
         return outcome
     except SimtenantError as exc:
         outcome.error = exc.to_dict()
@@ -143,7 +147,7 @@ def _as_json_object(args: Any) -> dict[str, Any]:
     return args if isinstance(args, dict) else {"__invalid__": args}
 
 
-def _run(episode: Episode, session: Session, name: str, args: dict[str, Any]) -> Any:
+def _run(episode: Episode, context: ToolContext, name: str, args: dict[str, Any]) -> Any:
     tool = episode.tools.get(name)
     if tool is None:
         raise NotFound(f"unknown tool {name!r}", error="unknown_tool")
@@ -153,9 +157,8 @@ def _run(episode: Episode, session: Session, name: str, args: dict[str, Any]) ->
         validated = tool.arguments.model_validate(args)
     except ValidationError as exc:
         raise InvalidArgument(_validation_message(exc), error="invalid_arguments") from None
-    context = ToolContext(session=session, now=episode.now, actor=episode.actor, episode=episode)
     result = tool.fn(context, **{field: getattr(validated, field) for field in type(validated).model_fields})
-    session.flush()
+    context.session.flush()
     # Round-trip through JSON so the result is plain data, identical to what is recorded.
     return json.loads(canonical_json(result))
 

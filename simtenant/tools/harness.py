@@ -1,13 +1,20 @@
-"""Harness tools offered beside every world's own: ending the episode."""
+"""Harness tools offered beside every world's own: ending the episode, and (for tasks with a
+user) talking to the operator, who is scripted by the responder."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 from pydantic import Field
+from sqlalchemy import select
 
+from ..errors import NotFound
+from ..responder import Fact, normalize, respond
+from ..schema.harness import MessageRecord
 from .dispatch import ToolContext
-from .registry import tool
+from .registry import Text, tool
+
+STOP = "###STOP###"
 
 
 @tool("harness", "POST", "/finish", ends=True)
@@ -15,3 +22,26 @@ def finish(ctx: ToolContext, answer: Annotated[str, Field(description="Your fina
     """End the episode and give your final answer. No further calls are taken after it."""
     ctx.finish(answer)
     return {"finished": True}
+
+
+@tool("harness", "POST", "/message-user")
+def send_message_to_user(
+    ctx: ToolContext, message: Annotated[Text, Field(description="Your message to the person you work for")]
+) -> Any:
+    """Send a message to the person you are working for (the operator); their reply comes back.
+
+    They answer what you ask, and say ###STOP### once you tell them the work is done."""
+    operator = ctx.episode.task.user
+    if operator is None:
+        raise NotFound("this task has no user to message", error="no_user")
+    said = ctx.session.scalars(select(MessageRecord.revealed).where(MessageRecord.role == "user"))
+    known = {key for revealed in said if revealed for key in revealed}
+    facts = [Fact(f.key, f.value, f.reveal, tuple(f.triggers), known=f.key in known) for f in operator.facts]
+    reply = respond(message, facts)
+    done = any(normalize(phrase) in normalize(message) for phrase in operator.done_when)
+    text = f"Thanks, that's everything I needed. {STOP}" if done else reply.text
+    ctx.session.add(MessageRecord(role="agent", content=message, redundant=reply.redundant or None))
+    ctx.session.add(MessageRecord(role="user", content=text, revealed=reply.revealed or None))
+    if done:
+        ctx.finish(message)
+    return {"reply": text}

@@ -55,6 +55,8 @@ def upgrade() -> None:
         sa.Column("seq", sa.Integer(), nullable=False),
         sa.Column("role", sa.String(), nullable=False),
         sa.Column("content", sa.Text(), nullable=False),
+        sa.Column("revealed", sa.JSON(), nullable=True),
+        sa.Column("redundant", sa.JSON(), nullable=True),
         sa.CheckConstraint("role IN ('agent', 'user')", name=op.f("ck__messages_role_enum")),
         sa.PrimaryKeyConstraint("seq", name=op.f("pk__messages")),
     )
