@@ -1,6 +1,6 @@
 """Tools: the registry, the dispatcher, and one module per service."""
 
-from . import harness, homeservices, inventory, orders, users
+from . import harness, homeservices, inventory, itsm, orders, users
 from .dispatch import ToolContext, canonical_json, dispatch, row_dict
 from .registry import REGISTRY, Tool, tool, tools_of
 
@@ -13,6 +13,7 @@ __all__ = [
     "harness",
     "homeservices",
     "inventory",
+    "itsm",
     "orders",
     "row_dict",
     "tool",

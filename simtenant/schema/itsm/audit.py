@@ -1,0 +1,24 @@
+"""The audit log: every mutating tool writes who did what to which record, and when."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from ..base import Base
+
+
+class AuditEntry(Base):
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"), index=True)
+    actor_id: Mapped[str] = mapped_column(ForeignKey("sys_users.id"), index=True)
+    tool: Mapped[str] = mapped_column(String)
+    action: Mapped[str] = mapped_column(String)  # create | update | delete
+    record_table: Mapped[str] = mapped_column(String)
+    record_id: Mapped[str] = mapped_column(String)
+    fields: Mapped[Any] = mapped_column(JSON)
+    created_at: Mapped[str] = mapped_column(String)
