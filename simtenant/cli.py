@@ -242,6 +242,7 @@ def transcript(
                 "task": found.task,
                 "status": found.status,
                 "answer": found.answer,
+                "messages": [{"role": role, "content": content} for role, content in found.messages],
                 "calls": [
                     {"seq": c.seq, "tool": c.tool, "args": c.args, "ok": c.ok, "result": c.result, "error": c.error}
                     for c in found.calls
@@ -249,6 +250,8 @@ def transcript(
             }
         )
     console.print(f"[bold]{found.task}[/bold]  {found.status}", highlight=False)
+    if found.messages and found.messages[0][0] == "user":
+        console.print(f"[green]operator[/green]: {escape(found.messages[0][1])}", highlight=False)
     for call in found.calls:
         args = json.dumps(call.args, ensure_ascii=False)
         console.print(f"[cyan]{call.seq:>3} {call.tool}[/cyan] {escape(args)}", highlight=False)

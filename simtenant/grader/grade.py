@@ -40,6 +40,7 @@ class EpisodeFile:
     status: str
     answer: str | None
     calls: list[RecordedCall]
+    messages: list[tuple[str, str]] = field(default_factory=list)  # (role, content), operator tasks only
 
     @classmethod
     def read(cls, path: Path | str) -> EpisodeFile:
@@ -55,6 +56,7 @@ class EpisodeFile:
                 rows = connection.execute(
                     "SELECT seq, tool, args, ok, result, error, reward FROM _calls ORDER BY seq"
                 ).fetchall()
+                messages = connection.execute("SELECT role, content FROM _messages ORDER BY seq").fetchall()
             finally:
                 connection.close()
         except sqlite3.Error as exc:
@@ -74,7 +76,7 @@ class EpisodeFile:
             )
             for seq, tool, args, ok, result, error, reward in rows
         ]
-        return cls(path, *head, calls=calls)
+        return cls(path, *head, calls=calls, messages=[(role, content) for role, content in messages])
 
 
 @dataclass

@@ -54,8 +54,8 @@ class MessageRecord(Base):
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     role: Mapped[str] = mapped_column(String)
     content: Mapped[str] = mapped_column(Text)
-    revealed: Mapped[Any] = mapped_column(JSON, nullable=True)
-    redundant: Mapped[Any] = mapped_column(JSON, nullable=True)
+    revealed: Mapped[Any] = mapped_column(JSON(none_as_null=True), nullable=True)
+    redundant: Mapped[Any] = mapped_column(JSON(none_as_null=True), nullable=True)
 
 
 class ChangeRecord(Base):
