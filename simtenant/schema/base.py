@@ -9,7 +9,9 @@ SQLite needs them). Grading semantics live on each column's ``info``:
 
 Tables whose names start with ``_`` belong to the harness and are never graded.
 A table that takes new rows from a tool names its id format in
-``info={"id_format": "RF-{:04d}"}``; ids then come from ``_sequences``.
+``info={"id_format": "RF-{:04d}"}``; ids then come from ``_sequences``. Reference data that
+every organization shares (roles, permissions) says ``info={"shared": True}``: growing a world
+(the builder's ``scale``) does not copy it.
 """
 
 from __future__ import annotations

@@ -223,6 +223,8 @@ def _scaled(tables: dict[str, Table], seed: dict[str, list[dict[str, Any]]], sca
     for copy in range(2, scale + 1):
         renamed: dict[str, dict[Any, Any]] = {}
         for name, table in tables.items():
+            if table.info.get("shared"):
+                continue  # reference data: the copies point at the same rows
             pk = [c.name for c in table.primary_key.columns]
             relabel = {c.name for c in table.columns if c.unique} | (set(pk) if len(pk) == 1 else set())
             foreign = {fk.parent.name: fk.column.table.name for fk in table.foreign_keys}
@@ -233,7 +235,8 @@ def _scaled(tables: dict[str, Table], seed: dict[str, list[dict[str, Any]]], sca
                 for column, referred in foreign.items():
                     new[column] = renamed.get(referred, {}).get(row[column], row[column])
                 for column in relabel - set(foreign):
-                    new[column] = _relabel(row[column], copy, largest)
+                    if row.get(column) is not None:
+                        new[column] = _relabel(row[column], copy, largest)
                 if len(pk) == 1:
                     renamed[name][row[pk[0]]] = new[pk[0]]
                 result[name].append(new)

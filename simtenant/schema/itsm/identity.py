@@ -50,6 +50,7 @@ class SysUser(Base):
 
 class Role(Base):
     __tablename__ = "roles"
+    __table_args__ = ({"info": {"shared": True}},)
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
     name: Mapped[str] = mapped_column(String)
@@ -60,7 +61,11 @@ class Permission(Base):
     """``action`` read allows lookups; crud allows creating, changing and deleting too."""
 
     __tablename__ = "permissions"
-    __table_args__ = (enum_check("action", ACTIONS), UniqueConstraint("resource", "action", name="resource_action"))
+    __table_args__ = (
+        enum_check("action", ACTIONS),
+        UniqueConstraint("resource", "action", name="resource_action"),
+        {"info": {"shared": True}},
+    )
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
     resource: Mapped[str] = mapped_column(String)
@@ -69,6 +74,7 @@ class Permission(Base):
 
 class RolePermission(Base):
     __tablename__ = "role_permissions"
+    __table_args__ = ({"info": {"shared": True}},)
 
     role_id: Mapped[str] = mapped_column(ForeignKey("roles.id"), primary_key=True)
     permission_id: Mapped[str] = mapped_column(ForeignKey("permissions.id"), primary_key=True)
