@@ -131,6 +131,7 @@ def scoped(ctx: ToolContext, query: Select, model: Any, resource: str) -> Select
 
 
 def paged(ctx: ToolContext, query: Select, page: int, per_page: int) -> dict[str, Any]:
+    """A page of ``query``'s rows (the query must be ordered, so pages are stable) and the total."""
     total = ctx.session.scalar(select(func.count()).select_from(query.subquery())) or 0
     rows = ctx.session.scalars(query.offset((page - 1) * per_page).limit(per_page))
     return {"page": page, "per_page": per_page, "total": total, "rows": [row_dict(r) for r in rows]}
@@ -148,7 +149,7 @@ def audit(ctx: ToolContext, tool: str, action: str, record: Any, fields: Iterabl
     ctx.session.add(
         AuditEntry(
             org_id=record.org_id,
-            actor_id=acting_user(ctx).id,
+            actor_id=ctx.actor,
             tool=tool,
             action=action,
             record_table=table.name,

@@ -1,0 +1,731 @@
+"""Incident tools: look-ups and lists, templates, creation (derived priority, SLA clocks,
+suggested knowledge), updates, assignment, the lifecycle, work notes, child incidents and
+affected CIs. Every rule of the policy on incidents is enforced here."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import func, inspect, select
+
+from ...errors import Conflict, InvalidArgument, NotFound
+from ...schema.itsm.cmdb import ConfigurationItem
+from ...schema.itsm.identity import GroupMember, SysUser, UserGroup
+from ...schema.itsm.incidents import (
+    CATEGORIES,
+    HOLD_REASONS,
+    INCIDENT_STATUSES,
+    RESOLUTION_CODES,
+    Incident,
+    IncidentAffectedCI,
+    IncidentTemplate,
+    IncidentWorkNote,
+)
+from ...schema.itsm.knowledge import IncidentKnowledge, KnowledgeArticle
+from ...schema.itsm.services import Service, ServiceOffering
+from ...schema.itsm.sla import IncidentSLA, SLADefinition
+from ..dispatch import ToolContext, row_dict
+from ..registry import Text, tool
+from .common import (
+    Page,
+    PerPage,
+    acting_user,
+    allowed,
+    apply_updates,
+    audit,
+    get_in_scope,
+    later,
+    paged,
+    priority_of,
+    require,
+    require_role,
+    scope,
+    scoped,
+)
+
+SERVICE = "itsm.incidents"
+TRANSITIONS: dict[str, tuple[str, ...]] = {
+    "new": ("in_progress", "on_hold", "resolved", "cancelled"),
+    "in_progress": ("on_hold", "resolved", "cancelled"),
+    "on_hold": ("in_progress", "resolved", "cancelled"),
+    "resolved": ("closed", "in_progress"),
+    "closed": (),
+    "cancelled": (),
+}
+OPEN_STATUSES = ("new", "in_progress", "on_hold")
+MOVE_TOOLS = {  # the tool for a move to in_progress, by the status it leaves
+    ("new", "in_progress"): "start_incident_work",
+    ("on_hold", "in_progress"): "resume_incident",
+    ("resolved", "in_progress"): "reopen_incident",
+}
+RESOLUTION_FIELDS = ("resolution_code", "resolution_notes", "resolved_by_id", "resolved_at")
+
+IncidentNumber = Annotated[str, Field(description="The incident number, e.g. INC0001001")]
+UserId = Annotated[str, Field(description="A user id, e.g. USR-0003")]
+CIId = Annotated[str, Field(description="A configuration item id, e.g. CI-00001")]
+Category = Literal[CATEGORIES]  # type: ignore[valid-type]
+Status = Literal[INCIDENT_STATUSES]  # type: ignore[valid-type]
+HoldReason = Literal[HOLD_REASONS]  # type: ignore[valid-type]
+ResolutionCode = Literal[RESOLUTION_CODES]  # type: ignore[valid-type]
+Impact = Annotated[int, Field(ge=1, le=3, description="Impact: 1 high (many users), 2 medium, 3 low (one user)")]
+Urgency = Annotated[int, Field(ge=1, le=3, description="Urgency: 1 high (work stopped), 2 medium, 3 low")]
+Priority = Annotated[int, Field(ge=1, le=5, description="Priority, 1 critical … 5 planning")]
+
+
+# --- shared by the incident, SLA and knowledge modules ------------------------------------------
+
+
+def filled(record: Any) -> list[str]:
+    """The columns a new record sets (all but a surrogate ``id`` and empty ones), for its audit entry."""
+    return [a.key for a in inspect(record).mapper.column_attrs if a.key != "id" and getattr(record, a.key) is not None]
+
+
+def incident_in_scope(ctx: ToolContext, number: str, action: str = "read") -> Incident:
+    """The incident, if the acting user may ``action`` it; 404 outside their organizations, 403 without
+    rights, and 409 for any change to a closed or cancelled incident (they are final)."""
+    incident = get_in_scope(ctx, Incident, number, "incident", "incident", action)
+    if action != "read" and incident.status in ("closed", "cancelled"):
+        raise Conflict(f"incident {incident.id} is {incident.status}: it can no longer change", error="record_closed")
+    return incident
+
+
+def related(ctx: ToolContext, model: type, key: str, what: str, org_id: str) -> Any:
+    """A record the incident refers to: it must exist in the incident's organization, else 404."""
+    row = ctx.session.get(model, key)
+    if row is None or row.org_id != org_id:  # type: ignore[attr-defined]
+        raise NotFound(f"{what} {key!r} not found")
+    return row
+
+
+def start_clock(ctx: ToolContext, tool_name: str, incident: Incident, definition: SLADefinition) -> IncidentSLA:
+    """Start an SLA clock of ``definition`` on the incident now; it breaches after the target minutes."""
+    clock = IncidentSLA(
+        org_id=incident.org_id,
+        incident_id=incident.id,
+        sla_id=definition.id,
+        stage=definition.stage,
+        state="in_progress",
+        started_at=ctx.timestamp,
+        breach_at=later(ctx.timestamp, definition.target_minutes),
+        completed_at=None,
+        breached=False,
+    )
+    ctx.session.add(clock)
+    ctx.session.flush()
+    audit(ctx, tool_name, "create", clock, filled(clock))
+    return clock
+
+
+def clocks_of(ctx: ToolContext, incident_id: str) -> list[IncidentSLA]:
+    return list(
+        ctx.session.scalars(select(IncidentSLA).where(IncidentSLA.incident_id == incident_id).order_by(IncidentSLA.id))
+    )
+
+
+def _mentions(text: str, keyword: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(keyword)}(?!\w)", text) is not None
+
+
+def keywords_of(article: KnowledgeArticle) -> list[str]:
+    return [k.strip().lower() for k in (article.keywords or "").split(",") if k.strip()]
+
+
+def matching_articles(ctx: ToolContext, org_id: str, text: str) -> list[KnowledgeArticle]:
+    """Published articles of the organization with a keyword that occurs in ``text``
+    (case-insensitive, as a whole word or phrase)."""
+    lowered = text.lower()
+    query = select(KnowledgeArticle).where(KnowledgeArticle.org_id == org_id, KnowledgeArticle.state == "published")
+    articles = ctx.session.scalars(query.order_by(KnowledgeArticle.id))
+    return [a for a in articles if any(_mentions(lowered, k) for k in keywords_of(a))]
+
+
+def write_note(ctx: ToolContext, tool_name: str, incident: Incident, text: str) -> IncidentWorkNote:
+    note = IncidentWorkNote(
+        org_id=incident.org_id,
+        incident_id=incident.id,
+        author_id=acting_user(ctx).id,
+        note=text,
+        created_at=ctx.timestamp,
+    )
+    ctx.session.add(note)
+    ctx.session.flush()
+    audit(ctx, tool_name, "create", note, filled(note))
+    return note
+
+
+# --- local helpers -------------------------------------------------------------------------------
+
+
+def _change(ctx: ToolContext, tool_name: str, incident: Incident, updates: dict[str, Any]) -> list[str]:
+    """Apply ``updates``; when something changed, stamp updated_at and write the audit entry."""
+    changed = apply_updates(incident, updates, updates)
+    if changed:
+        incident.updated_at = ctx.timestamp
+        audit(ctx, tool_name, "update", incident, changed)
+    return changed
+
+
+def _check_move(incident: Incident, target: str, sources: tuple[str, ...] | None = None) -> None:
+    """Refuse a status move the lifecycle (or this tool, through ``sources``) does not allow."""
+    if target in TRANSITIONS[incident.status] and (sources is None or incident.status in sources):
+        return
+    allowed_moves = ", ".join(TRANSITIONS[incident.status]) or "none"
+    message = f"incident {incident.id} is {incident.status}; moves allowed from {incident.status}: {allowed_moves}"
+    if target in TRANSITIONS[incident.status]:  # legal, but another tool makes this move
+        message += f"; to go from {incident.status} to {target} use {MOVE_TOOLS[incident.status, target]}"
+    raise Conflict(message, error="illegal_transition")
+
+
+def _move(ctx: ToolContext, tool_name: str, incident: Incident, target: str, **fields: Any) -> dict[str, Any]:
+    """Move the incident to ``target`` (already checked), clearing hold_reason when it leaves on_hold."""
+    previous = incident.status
+    updates: dict[str, Any] = {"status": target, **fields}
+    if previous == "on_hold" and target != "on_hold":
+        updates["hold_reason"] = None
+    changed = _change(ctx, tool_name, incident, updates)
+    return {**row_dict(incident), "previous_status": previous, "changed": changed}
+
+
+def _check_member(ctx: ToolContext, user: SysUser, group: UserGroup) -> None:
+    member = ctx.session.get(GroupMember, (group.id, user.id))
+    if member is None or not user.active:
+        why = "inactive" if member is not None else "not a member"
+        raise Conflict(
+            f"{user.id} ({user.name}) cannot be assigned: {why} of group {group.id} ({group.name})",
+            error="not_in_group",
+        )
+
+
+def _check_service(ctx: ToolContext, org_id: str, service_id: str | None, offering_id: str | None) -> None:
+    service = related(ctx, Service, service_id, "service", org_id) if service_id else None
+    offering = related(ctx, ServiceOffering, offering_id, "service offering", org_id) if offering_id else None
+    if service is not None and offering is not None and offering.service_id != service.id:
+        raise InvalidArgument(
+            f"offering {offering.id} belongs to service {offering.service_id}, not {service.id}",
+            error="invalid_value",
+        )
+
+
+def _list(
+    ctx: ToolContext, page: int, per_page: int, open_only: bool, contains: str | None = None, **filters: Any
+) -> dict[str, Any]:
+    query = select(Incident)
+    if open_only:
+        query = query.where(Incident.status.in_(OPEN_STATUSES))
+    for field, value in filters.items():
+        if value is not None:
+            query = query.where(getattr(Incident, field) == value)
+    if contains:
+        query = query.where(func.lower(Incident.short_description).contains(contains.lower(), autoescape=True))
+    return paged(ctx, scoped(ctx, query, Incident, "incident").order_by(Incident.id), page, per_page)
+
+
+def _user_in_scope(ctx: ToolContext, user_id: str) -> SysUser:
+    user = ctx.session.get(SysUser, user_id)
+    if user is None or user.org_id not in scope(ctx):
+        raise NotFound(f"user {user_id!r} not found")
+    return user
+
+
+# --- reads ---------------------------------------------------------------------------------------
+
+
+@tool(SERVICE, "GET", "/itsm/incidents/get")
+def get_incident_by_number(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
+    """Look up one incident by its number: every field, with the names of its caller, assignee
+    and assignment group, its child incidents and its affected CIs."""
+    incident = incident_in_scope(ctx, incident_number)
+    session = ctx.session
+    view = row_dict(incident)
+    for field, model in (("caller", SysUser), ("assigned_to", SysUser), ("assignment_group", UserGroup)):
+        key = getattr(incident, f"{field}_id")
+        view[f"{field}_name"] = session.get(model, key).name if key else None
+    view["child_incidents"] = list(
+        session.scalars(select(Incident.id).where(Incident.parent_id == incident.id).order_by(Incident.id))
+    )
+    view["affected_cis"] = list(
+        session.scalars(
+            select(IncidentAffectedCI.ci_id)
+            .where(IncidentAffectedCI.incident_id == incident.id)
+            .order_by(IncidentAffectedCI.ci_id)
+        )
+    )
+    return view
+
+
+@tool(SERVICE, "GET", "/itsm/incidents/list")
+def list_incidents(
+    ctx: ToolContext,
+    status: Annotated[Status | None, Field(description="Only incidents in this status")] = None,
+    open_only: Annotated[bool, Field(description="Only open incidents (new, in_progress or on_hold)")] = False,
+    priority: Annotated[Priority | None, Field(description="Only incidents of this priority")] = None,
+    assignment_group_id: Annotated[str | None, Field(description="Only incidents of this group")] = None,
+    assigned_to_id: Annotated[str | None, Field(description="Only incidents assigned to this user")] = None,
+    caller_id: Annotated[str | None, Field(description="Only incidents this user reported")] = None,
+    category: Annotated[Category | None, Field(description="Only incidents of this category")] = None,
+    short_description_contains: Annotated[
+        str | None, Field(description="Only incidents whose short description contains this text")
+    ] = None,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """List incidents in number order, optionally filtered; paginated (total gives the full count)."""
+    return _list(
+        ctx,
+        page,
+        per_page,
+        open_only,
+        short_description_contains,
+        status=status,
+        priority=priority,
+        assignment_group_id=assignment_group_id,
+        assigned_to_id=assigned_to_id,
+        caller_id=caller_id,
+        category=category,
+    )
+
+
+@tool(SERVICE, "GET", "/itsm/incidents/assigned-to")
+def get_incidents_assigned_to(
+    ctx: ToolContext,
+    user_id: UserId,
+    status: Annotated[Status | None, Field(description="Only incidents in this status")] = None,
+    open_only: Annotated[bool, Field(description="Only open incidents (new, in_progress or on_hold)")] = False,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """List the incidents assigned to a user, in number order; paginated."""
+    _user_in_scope(ctx, user_id)
+    return _list(ctx, page, per_page, open_only, assigned_to_id=user_id, status=status)
+
+
+@tool(SERVICE, "GET", "/itsm/incidents/by-caller")
+def get_incidents_by_caller(
+    ctx: ToolContext,
+    caller_id: UserId,
+    status: Annotated[Status | None, Field(description="Only incidents in this status")] = None,
+    open_only: Annotated[bool, Field(description="Only open incidents (new, in_progress or on_hold)")] = False,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """List the incidents a user reported (is the caller of), in number order; paginated."""
+    _user_in_scope(ctx, caller_id)
+    return _list(ctx, page, per_page, open_only, caller_id=caller_id, status=status)
+
+
+@tool(SERVICE, "GET", "/itsm/incidents/templates")
+def list_incident_templates(ctx: ToolContext) -> Any:
+    """List the incident templates: each gives default short description, category, impact,
+    urgency and assignment group for create_incident(template_id=...)."""
+    query = scoped(ctx, select(IncidentTemplate), IncidentTemplate, "incident").order_by(IncidentTemplate.id)
+    return {"templates": [row_dict(t) for t in ctx.session.scalars(query)]}
+
+
+# --- create and update ---------------------------------------------------------------------------
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/create")
+def create_incident(
+    ctx: ToolContext,
+    caller_id: Annotated[str, Field(description="The user reporting the incident (an active user), e.g. USR-0005")],
+    short_description: Annotated[Text | None, Field(description="One line: what is wrong")] = None,
+    category: Annotated[Category | None, Field(description="The incident's category")] = None,
+    impact: Annotated[Impact | None, Field(description="Impact 1-3: 1 many users … 3 one user")] = None,
+    urgency: Annotated[Urgency | None, Field(description="Urgency 1-3: 1 work stopped … 3 can wait")] = None,
+    description: Annotated[Text | None, Field(description="The full description")] = None,
+    assignment_group_id: Annotated[str | None, Field(description="The group to work it, e.g. GRP-001")] = None,
+    service_id: Annotated[str | None, Field(description="The affected service, e.g. SVC-001")] = None,
+    offering_id: Annotated[str | None, Field(description="The affected offering of that service")] = None,
+    ci_id: Annotated[str | None, Field(description="The main configuration item affected")] = None,
+    template_id: Annotated[
+        str | None,
+        Field(description="A template (list_incident_templates) whose values fill whatever is not given"),
+    ] = None,
+) -> Any:
+    """Open an incident (status new). Priority is derived from impact and urgency
+    (impact + urgency - 1: 1 critical … 5 planning), never given. The response and resolution
+    SLA clocks of that priority start now, and published knowledge articles whose keywords occur
+    in the short description are linked as suggested. short_description, category, impact and
+    urgency are required unless a template supplies them."""
+    user = require(ctx, "incident", "crud")
+    org = user.org_id
+    template = related(ctx, IncidentTemplate, template_id, "incident template", org) if template_id else None
+    if template is not None:
+        short_description = short_description or template.short_description
+        category = category or template.category
+        impact = impact or template.impact
+        urgency = urgency or template.urgency
+        assignment_group_id = assignment_group_id or template.assignment_group_id
+    given = {"short_description": short_description, "category": category, "impact": impact, "urgency": urgency}
+    missing = [name for name, value in given.items() if value is None]
+    if missing:
+        raise InvalidArgument(f"missing {', '.join(missing)} (give them or a template)", error="missing_field")
+    caller = related(ctx, SysUser, caller_id, "user", org)
+    if not caller.active:
+        raise Conflict(f"caller {caller.id} ({caller.name}) is not an active user", error="inactive_user")
+    if assignment_group_id:
+        related(ctx, UserGroup, assignment_group_id, "group", org)
+    _check_service(ctx, org, service_id, offering_id)
+    if ci_id:
+        related(ctx, ConfigurationItem, ci_id, "configuration item", org)
+    assert short_description is not None and impact is not None and urgency is not None
+    incident = Incident(
+        id=ctx.next_id(Incident),
+        org_id=org,
+        caller_id=caller.id,
+        short_description=short_description,
+        description=description,
+        category=category,
+        impact=impact,
+        urgency=urgency,
+        priority=priority_of(impact, urgency),
+        status="new",
+        assignment_group_id=assignment_group_id,
+        service_id=service_id,
+        offering_id=offering_id,
+        ci_id=ci_id,
+        opened_at=ctx.timestamp,
+        updated_at=ctx.timestamp,
+    )
+    ctx.session.add(incident)
+    ctx.session.flush()
+    audit(ctx, "create_incident", "create", incident, filled(incident))
+    definitions = ctx.session.scalars(
+        select(SLADefinition)
+        .where(SLADefinition.org_id == org, SLADefinition.priority == incident.priority)
+        .order_by(SLADefinition.id)
+    )
+    clocks = [start_clock(ctx, "create_incident", incident, d) for d in definitions]
+    suggested = matching_articles(ctx, org, short_description)
+    for article in suggested:
+        link = IncidentKnowledge(incident_id=incident.id, article_id=article.id, org_id=org, relation="suggested")
+        ctx.session.add(link)
+        audit(ctx, "create_incident", "create", link, filled(link))
+    return {
+        **row_dict(incident),
+        "slas": [row_dict(c) for c in clocks],
+        "suggested_knowledge": [{"article_id": a.id, "title": a.title} for a in suggested],
+    }
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/update")
+def update_incident(
+    ctx: ToolContext,
+    incident_number: IncidentNumber,
+    short_description: Annotated[Text | None, Field(description="New short description")] = None,
+    description: Annotated[Text | None, Field(description="New full description")] = None,
+    category: Annotated[Category | None, Field(description="New category")] = None,
+    impact: Annotated[Impact | None, Field(description="New impact (priority is recomputed)")] = None,
+    urgency: Annotated[Urgency | None, Field(description="New urgency (priority is recomputed)")] = None,
+    assignment_group_id: Annotated[
+        str | None, Field(description="New assignment group; the current assignee must be an active member of it")
+    ] = None,
+    service_id: Annotated[str | None, Field(description="New affected service")] = None,
+    offering_id: Annotated[str | None, Field(description="New affected offering")] = None,
+    ci_id: Annotated[str | None, Field(description="New main configuration item")] = None,
+) -> Any:
+    """Change fields of an incident; only the fields given change. Changing impact or urgency
+    recomputes the priority. To change the assignee use assign_incident; a new group is refused
+    (409 not_in_group) while the current assignee is not an active member of it."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    updates: dict[str, Any] = {
+        k: v
+        for k, v in {
+            "short_description": short_description,
+            "description": description,
+            "category": category,
+            "impact": impact,
+            "urgency": urgency,
+            "assignment_group_id": assignment_group_id,
+            "service_id": service_id,
+            "offering_id": offering_id,
+            "ci_id": ci_id,
+        }.items()
+        if v is not None
+    }
+    if not updates:
+        raise InvalidArgument("give at least one field to change", error="missing_field")
+    org = incident.org_id
+    if assignment_group_id:
+        group = related(ctx, UserGroup, assignment_group_id, "group", org)
+        if incident.assigned_to_id and group.id != incident.assignment_group_id:
+            _check_member(ctx, ctx.session.get(SysUser, incident.assigned_to_id), group)
+    _check_service(
+        ctx, org, updates.get("service_id", incident.service_id), updates.get("offering_id", incident.offering_id)
+    )
+    if ci_id:
+        related(ctx, ConfigurationItem, ci_id, "configuration item", org)
+    if impact is not None or urgency is not None:
+        updates["priority"] = priority_of(
+            updates.get("impact", incident.impact), updates.get("urgency", incident.urgency)
+        )
+    changed = _change(ctx, "update_incident", incident, updates)
+    return {**row_dict(incident), "changed": changed}
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/assign")
+def assign_incident(
+    ctx: ToolContext,
+    incident_number: IncidentNumber,
+    assigned_to_id: Annotated[str, Field(description="The user to assign, an active member of the group")],
+    assignment_group_id: Annotated[
+        str | None, Field(description="The assignment group; the incident's current group when omitted")
+    ] = None,
+    work_note: Annotated[
+        Text | None,
+        Field(description="Why; required when the incident already has a different assignee (a reassignment)"),
+    ] = None,
+) -> Any:
+    """Assign an incident to a user of its assignment group (or of the group given, which becomes
+    its group). The assignee must be an active member of that group (409 not_in_group).
+    Reassigning from someone else requires work_note naming the reason; the note is recorded
+    with the previous assignee."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    org = incident.org_id
+    group_id = assignment_group_id or incident.assignment_group_id
+    if group_id is None:
+        raise InvalidArgument(
+            f"incident {incident.id} has no assignment group; give assignment_group_id", error="missing_field"
+        )
+    group = related(ctx, UserGroup, group_id, "group", org)
+    user = related(ctx, SysUser, assigned_to_id, "user", org)
+    _check_member(ctx, user, group)
+    previous = incident.assigned_to_id
+    reassigning = previous is not None and previous != user.id
+    if reassigning and work_note is None:
+        raise InvalidArgument(
+            f"incident {incident.id} is assigned to {previous}; reassigning needs a work_note with the reason",
+            error="missing_field",
+        )
+    changed = _change(ctx, "assign_incident", incident, {"assignment_group_id": group.id, "assigned_to_id": user.id})
+    note = None
+    if changed and work_note is not None:
+        text = (
+            f"Reassigned from {previous} to {user.id}: {work_note}"
+            if reassigning
+            else f"Assigned to {user.id}: {work_note}"
+        )
+        note = row_dict(write_note(ctx, "assign_incident", incident, text))
+    return {**row_dict(incident), "previous_assignee": previous, "changed": changed, "work_note": note}
+
+
+# --- lifecycle -----------------------------------------------------------------------------------
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/start")
+def start_incident_work(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
+    """Start work on an incident (new or on_hold → in_progress; leaving on_hold clears the hold
+    reason). A resolved incident goes back to work with reopen_incident."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    _check_move(incident, "in_progress", sources=("new", "on_hold"))
+    return _move(ctx, "start_incident_work", incident, "in_progress")
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/hold")
+def put_incident_on_hold(
+    ctx: ToolContext,
+    incident_number: IncidentNumber,
+    hold_reason: Annotated[HoldReason, Field(description="Why the incident waits")],
+) -> Any:
+    """Put a new or in-progress incident on hold, with the reason it waits."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    _check_move(incident, "on_hold")
+    return _move(ctx, "put_incident_on_hold", incident, "on_hold", hold_reason=hold_reason)
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/resume")
+def resume_incident(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
+    """Resume an incident that is on hold (on_hold → in_progress); its hold reason is cleared."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    _check_move(incident, "in_progress", sources=("on_hold",))
+    return _move(ctx, "resume_incident", incident, "in_progress")
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/resolve")
+def resolve_incident(
+    ctx: ToolContext,
+    incident_number: IncidentNumber,
+    resolution_code: Annotated[ResolutionCode, Field(description="How it was resolved")],
+    resolution_notes: Annotated[Text, Field(description="What was done to resolve it")],
+) -> Any:
+    """Resolve an open incident (new, in_progress or on_hold → resolved), recording the code, the
+    notes, who resolved it and when. Its running SLA clocks complete now (breached if past due)."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    _check_move(incident, "resolved")
+    result = _move(
+        ctx,
+        "resolve_incident",
+        incident,
+        "resolved",
+        resolution_code=resolution_code,
+        resolution_notes=resolution_notes,
+        resolved_by_id=acting_user(ctx).id,
+        resolved_at=ctx.timestamp,
+    )
+    completed = []
+    for clock in clocks_of(ctx, incident.id):
+        if clock.state != "in_progress":
+            continue
+        updates = {"state": "completed", "completed_at": ctx.timestamp, "breached": ctx.timestamp > clock.breach_at}
+        audit(ctx, "resolve_incident", "update", clock, apply_updates(clock, updates, updates))
+        completed.append(row_dict(clock))
+    return {**result, "completed_slas": completed}
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/close")
+def close_incident(
+    ctx: ToolContext,
+    incident_number: IncidentNumber,
+    close_notes: Annotated[Text, Field(description="Closing notes")],
+) -> Any:
+    """Close a resolved incident (resolved → closed). Only a manager (or admin) may close."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    require_role(ctx, "manager", incident.org_id)
+    _check_move(incident, "closed")
+    return _move(ctx, "close_incident", incident, "closed", close_notes=close_notes)
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/reopen")
+def reopen_incident(
+    ctx: ToolContext,
+    incident_number: IncidentNumber,
+    reason: Annotated[Text | None, Field(description="Why it is reopened (recorded as a work note)")] = None,
+) -> Any:
+    """Reopen a resolved incident (resolved → in_progress); its resolution code, notes, resolver
+    and resolved time are cleared."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    _check_move(incident, "in_progress", sources=("resolved",))
+    result = _move(ctx, "reopen_incident", incident, "in_progress", **dict.fromkeys(RESOLUTION_FIELDS))
+    if reason is not None:
+        write_note(ctx, "reopen_incident", incident, f"Reopened: {reason}")
+    return result
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/cancel")
+def cancel_incident(
+    ctx: ToolContext,
+    incident_number: IncidentNumber,
+    reason: Annotated[Text | None, Field(description="Why it is cancelled (recorded as a work note)")] = None,
+) -> Any:
+    """Cancel an open incident (new, in_progress or on_hold → cancelled), e.g. one logged by mistake.
+    Its running SLA clocks are cancelled."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    _check_move(incident, "cancelled")
+    result = _move(ctx, "cancel_incident", incident, "cancelled")
+    for clock in clocks_of(ctx, incident.id):
+        if clock.state in ("in_progress", "paused"):
+            updates = {"state": "cancelled", "completed_at": ctx.timestamp}
+            audit(ctx, "cancel_incident", "update", clock, apply_updates(clock, updates, updates))
+    if reason is not None:
+        write_note(ctx, "cancel_incident", incident, f"Cancelled: {reason}")
+    return result
+
+
+# --- work notes ----------------------------------------------------------------------------------
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/work-notes/add")
+def add_work_note(
+    ctx: ToolContext,
+    incident_number: IncidentNumber,
+    note: Annotated[Text, Field(description="The note: what was found or done")],
+) -> Any:
+    """Add an internal work note to an incident, as the acting user."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    return row_dict(write_note(ctx, "add_work_note", incident, note))
+
+
+@tool(SERVICE, "GET", "/itsm/incidents/work-notes")
+def list_work_notes(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
+    """List an incident's work notes, oldest first."""
+    incident = incident_in_scope(ctx, incident_number)
+    notes = ctx.session.scalars(
+        select(IncidentWorkNote).where(IncidentWorkNote.incident_id == incident.id).order_by(IncidentWorkNote.id)
+    )
+    return {"incident_id": incident.id, "work_notes": [row_dict(n) for n in notes]}
+
+
+# --- child incidents -----------------------------------------------------------------------------
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/children/add")
+def add_child_incident(
+    ctx: ToolContext,
+    parent_number: Annotated[str, Field(description="The parent incident's number")],
+    child_number: Annotated[str, Field(description="The incident that becomes its child")],
+) -> Any:
+    """Make one incident the child of another (sets the child's parent). Both must be of the same
+    organization; an incident cannot be its own ancestor (409 cycle)."""
+    parent = incident_in_scope(ctx, parent_number)
+    child = incident_in_scope(ctx, child_number, "crud")
+    if parent.org_id != child.org_id:
+        raise Conflict(f"{parent.id} and {child.id} belong to different organizations", error="different_org")
+    if child.parent_id == parent.id:
+        raise Conflict(f"{child.id} is already a child of {parent.id}", error="duplicate")
+    ancestor: Incident | None = parent
+    while ancestor is not None:
+        if ancestor.id == child.id:
+            raise Conflict(f"making {child.id} a child of {parent.id} would make a cycle", error="cycle")
+        ancestor = ctx.session.get(Incident, ancestor.parent_id) if ancestor.parent_id else None
+    previous = child.parent_id
+    _change(ctx, "add_child_incident", child, {"parent_id": parent.id})
+    return {**row_dict(child), "previous_parent_id": previous}
+
+
+@tool(SERVICE, "GET", "/itsm/incidents/children")
+def list_child_incidents(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
+    """List the child incidents of an incident, in number order."""
+    parent = incident_in_scope(ctx, incident_number)
+    children = ctx.session.scalars(select(Incident).where(Incident.parent_id == parent.id).order_by(Incident.id))
+    return {"incident_id": parent.id, "children": [row_dict(c) for c in children]}
+
+
+# --- affected CIs --------------------------------------------------------------------------------
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/affected-cis/link")
+def link_affected_ci(ctx: ToolContext, incident_number: IncidentNumber, ci_id: CIId) -> Any:
+    """Record a configuration item as affected by an incident (409 duplicate if it already is)."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    ci = related(ctx, ConfigurationItem, ci_id, "configuration item", incident.org_id)
+    if ctx.session.get(IncidentAffectedCI, (incident.id, ci.id)) is not None:
+        raise Conflict(f"{ci.id} is already an affected CI of {incident.id}", error="duplicate")
+    link = IncidentAffectedCI(incident_id=incident.id, ci_id=ci.id, org_id=incident.org_id)
+    ctx.session.add(link)
+    audit(ctx, "link_affected_ci", "create", link, filled(link))
+    return {**row_dict(link), "ci_name": ci.name}
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/affected-cis/unlink")
+def unlink_affected_ci(ctx: ToolContext, incident_number: IncidentNumber, ci_id: CIId) -> Any:
+    """Remove a configuration item from an incident's affected CIs."""
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    link = ctx.session.get(IncidentAffectedCI, (incident.id, ci_id))
+    if link is None:
+        raise NotFound(f"{ci_id!r} is not an affected CI of {incident.id}")
+    audit(ctx, "unlink_affected_ci", "delete", link, filled(link))
+    ctx.session.delete(link)
+    return {"incident_id": incident.id, "ci_id": ci_id, "unlinked": True}
+
+
+@tool(SERVICE, "GET", "/itsm/incidents/affected-cis")
+def list_affected_cis(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
+    """List the configuration items affected by an incident (with name, class and status when
+    the acting user may read the CMDB)."""
+    incident = incident_in_scope(ctx, incident_number)
+    cmdb = allowed(ctx.session, acting_user(ctx).id, incident.org_id, "cmdb", "read")
+    rows = ctx.session.execute(
+        select(IncidentAffectedCI, ConfigurationItem)
+        .join(ConfigurationItem, ConfigurationItem.id == IncidentAffectedCI.ci_id)
+        .where(IncidentAffectedCI.incident_id == incident.id)
+        .order_by(IncidentAffectedCI.ci_id)
+    )
+    cis = []
+    for _link, ci in rows:
+        entry: dict[str, Any] = {"ci_id": ci.id}
+        if cmdb:
+            entry.update(name=ci.name, ci_class=ci.ci_class, status=ci.status)
+        cis.append(entry)
+    return {"incident_id": incident.id, "affected_cis": cis}

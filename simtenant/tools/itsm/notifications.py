@@ -1,0 +1,106 @@
+"""Notification tools: send a user an email, SMS or portal message, optionally about a record,
+and list what was sent."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import select
+
+from ...errors import InvalidArgument
+from ...schema.itsm.changes import ChangeRequest
+from ...schema.itsm.cmdb import ConfigurationItem
+from ...schema.itsm.identity import SysUser
+from ...schema.itsm.incidents import Incident
+from ...schema.itsm.knowledge import KnowledgeArticle
+from ...schema.itsm.notifications import CHANNELS, Notification
+from ...schema.itsm.problems import Problem
+from ...schema.itsm.services import CatalogRequest, Service
+from ..dispatch import ToolContext, row_dict
+from ..registry import Text, tool
+from .common import Page, PerPage, audit, get_in_scope, paged, require, scoped
+from .identity import member_user
+
+# The records a notification may be about: table name → (model, permission resource).
+RECORDS: dict[str, tuple[type, str]] = {
+    "incidents": (Incident, "incident"),
+    "problems": (Problem, "problem"),
+    "change_requests": (ChangeRequest, "change"),
+    "knowledge_articles": (KnowledgeArticle, "knowledge"),
+    "catalog_requests": (CatalogRequest, "request"),
+    "configuration_items": (ConfigurationItem, "cmdb"),
+    "services": (Service, "service"),
+    "sys_users": (SysUser, "user"),
+}
+RecordTable = Literal[tuple(RECORDS)]  # type: ignore[valid-type]
+Channel = Literal[CHANNELS]  # type: ignore[valid-type]
+SVC = "itsm.notifications"
+
+
+@tool(SVC, "POST", "/itsm/notifications/send")
+def send_notification(
+    ctx: ToolContext,
+    recipient_id: Annotated[str, Field(description="The user to notify (user id)")],
+    channel: Annotated[Channel, Field(description="email, sms or portal")],
+    subject: Annotated[Text, Field(description="Subject line")],
+    body: Annotated[Text, Field(description="Message text")],
+    record_table: Annotated[
+        RecordTable | None, Field(description="The kind of record it is about, e.g. incidents (with record_id)")
+    ] = None,
+    record_id: Annotated[str | None, Field(description="The id of the record it is about, e.g. INC0001001")] = None,
+) -> Any:
+    """Send a notification to an active user, optionally about a record (give both record_table and
+    record_id)."""
+    if (record_table is None) != (record_id is None):
+        raise InvalidArgument("give record_table and record_id together, or neither", error="missing_field")
+    recipient = ctx.session.get(SysUser, recipient_id)
+    org = recipient.org_id if recipient is not None else require(ctx, "notification", "crud").org_id
+    require(ctx, "notification", "crud", org)
+    recipient = member_user(ctx, recipient_id, org, "recipient")
+    if record_table is not None and record_id is not None:
+        model, resource = RECORDS[record_table]
+        record = get_in_scope(ctx, model, record_id, record_table.removesuffix("s").replace("_", " "), resource)
+        if record.org_id != org:
+            raise InvalidArgument(
+                f"{record_id} is not a record of {recipient.id}'s organization", error="invalid_value"
+            )
+    notification = Notification(
+        org_id=org,
+        recipient_id=recipient.id,
+        channel=channel,
+        subject=subject,
+        body=body,
+        record_table=record_table,
+        record_id=record_id,
+        created_at=ctx.timestamp,
+    )
+    ctx.session.add(notification)
+    ctx.session.flush()
+    audit(ctx, "send_notification", "create", notification, row_dict(notification))
+    return row_dict(notification)
+
+
+@tool(SVC, "GET", "/itsm/notifications")
+def list_notifications(
+    ctx: ToolContext,
+    recipient_id: Annotated[str | None, Field(description="Only notifications sent to this user")] = None,
+    record_table: Annotated[
+        RecordTable | None, Field(description="Only notifications about this kind of record")
+    ] = None,
+    record_id: Annotated[str | None, Field(description="Only notifications about this record")] = None,
+    channel: Annotated[Channel | None, Field(description="Only notifications sent on this channel")] = None,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """List notifications sent, oldest first, optionally filtered."""
+    query = scoped(ctx, select(Notification), Notification, "notification")
+    for column, value in (
+        (Notification.recipient_id, recipient_id),
+        (Notification.record_table, record_table),
+        (Notification.record_id, record_id),
+        (Notification.channel, channel),
+    ):
+        if value is not None:
+            query = query.where(column == value)
+    return paged(ctx, query.order_by(Notification.id), page, per_page)

@@ -1,0 +1,275 @@
+"""Service tools: business services and their offerings, the service catalog, and catalog
+requests with their approval flow.
+
+A request starts ``submitted``. An item that needs approval is approved (or rejected) by a
+manager before it may be fulfilled; other items are fulfilled directly. Submitted or approved
+requests may be cancelled. Fulfilled, rejected and cancelled requests are final.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import func, select
+
+from ...errors import Conflict
+from ...schema.itsm.identity import UserGroup
+from ...schema.itsm.services import (
+    REQUEST_STATUSES,
+    SERVICE_STATUSES,
+    CatalogItem,
+    CatalogRequest,
+    Service,
+    ServiceOffering,
+)
+from ..dispatch import ToolContext, row_dict
+from ..registry import Text, tool
+from .common import (
+    Page,
+    PerPage,
+    apply_updates,
+    audit,
+    find_one,
+    get_in_scope,
+    paged,
+    require,
+    require_role,
+    scoped,
+)
+from .identity import member_user
+
+ServiceId = Annotated[str, Field(description="A service id, e.g. SVC-001")]
+ItemId = Annotated[str, Field(description="A catalog item id, e.g. CAT-001")]
+RequestId = Annotated[str, Field(description="A catalog request number, e.g. REQ0000401")]
+ServiceStatus = Literal[SERVICE_STATUSES]  # type: ignore[valid-type]
+RequestStatus = Literal[REQUEST_STATUSES]  # type: ignore[valid-type]
+OPEN = ("submitted", "approved")
+SVC = "itsm.services"
+
+
+def _request(ctx: ToolContext, request_id: str, action: str = "read") -> CatalogRequest:
+    return get_in_scope(ctx, CatalogRequest, request_id, "request", "request", action)
+
+
+def _request_view(ctx: ToolContext, request: CatalogRequest) -> dict[str, Any]:
+    item = ctx.session.get(CatalogItem, request.item_id)
+    return {**row_dict(request), "item_name": item.name, "needs_approval": item.needs_approval}
+
+
+def _move(ctx: ToolContext, name: str, request: CatalogRequest, status: str, note: str | None) -> dict[str, Any]:
+    """Set the request's status (and append ``note`` to its notes), with its audit entry."""
+    updates: dict[str, Any] = {"status": status, "updated_at": ctx.timestamp}
+    if note:
+        updates["notes"] = f"{request.notes}\n{note}" if request.notes else note
+    changed = apply_updates(request, updates, updates)
+    audit(ctx, name, "update", request, changed)
+    return _request_view(ctx, request)
+
+
+def _decidable(ctx: ToolContext, request_id: str, verb: str) -> CatalogRequest:
+    """A submitted request for an item that needs approval, decided by a manager."""
+    request = _request(ctx, request_id, "crud")
+    require_role(ctx, "manager", request.org_id)
+    if request.status != "submitted":
+        raise Conflict(
+            f"request {request.id} is {request.status}; only submitted ones are {verb}", error="illegal_transition"
+        )
+    if not ctx.session.get(CatalogItem, request.item_id).needs_approval:
+        raise Conflict(
+            f"request {request.id}'s item needs no approval: fulfil it directly", error="approval_not_required"
+        )
+    return request
+
+
+# --- services -----------------------------------------------------------------------------------------
+
+
+@tool(SVC, "GET", "/itsm/services")
+def list_services(
+    ctx: ToolContext,
+    status: Annotated[ServiceStatus | None, Field(description="Only services with this status")] = None,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """List the business services (Email, VPN, ...) with their status and owner group."""
+    query = scoped(ctx, select(Service), Service, "service")
+    if status is not None:
+        query = query.where(Service.status == status)
+    return paged(ctx, query.order_by(Service.id), page, per_page)
+
+
+@tool(SVC, "GET", "/itsm/services/by-name")
+def get_service_by_name(
+    ctx: ToolContext, name: Annotated[Text, Field(description="The service's name (case does not matter)")]
+) -> Any:
+    """Look up a service by name, with its status, owner group and offerings."""
+    query = select(Service).where(func.lower(Service.name) == name.lower()).order_by(Service.id)
+    service = find_one(ctx, query, f"service named {name!r}", "service")
+    group = ctx.session.get(UserGroup, service.owner_group_id) if service.owner_group_id else None
+    offerings = ctx.session.scalars(
+        select(ServiceOffering).where(ServiceOffering.service_id == service.id).order_by(ServiceOffering.id)
+    )
+    return {
+        **row_dict(service),
+        "owner_group_name": group.name if group else None,
+        "offerings": [{"id": o.id, "name": o.name} for o in offerings],
+    }
+
+
+@tool(SVC, "GET", "/itsm/services/offerings")
+def list_service_offerings(
+    ctx: ToolContext,
+    service_id: Annotated[str | None, Field(description="Only the offerings of this service")] = None,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """List service offerings (the variants of a service users consume)."""
+    query = scoped(ctx, select(ServiceOffering), ServiceOffering, "service")
+    if service_id is not None:
+        query = query.where(ServiceOffering.service_id == service_id)
+    return paged(ctx, query.order_by(ServiceOffering.id), page, per_page)
+
+
+@tool(SVC, "POST", "/itsm/services/status")
+def update_service_status(ctx: ToolContext, service_id: ServiceId, status: ServiceStatus) -> Any:
+    """Set a service's status: operational, degraded, outage or retired."""
+    service = get_in_scope(ctx, Service, service_id, "service", "service", "crud")
+    changed = apply_updates(service, {"status": status}, ["status"])
+    if changed:
+        audit(ctx, "update_service_status", "update", service, changed)
+    return {**row_dict(service), "changed": changed}
+
+
+# --- the catalog --------------------------------------------------------------------------------------
+
+
+@tool(SVC, "GET", "/itsm/catalog")
+def list_catalog_items(
+    ctx: ToolContext,
+    category: Annotated[str | None, Field(description="Only items of this category (e.g. hardware)")] = None,
+    active: Annotated[bool | None, Field(description="Only items that can (true) or cannot (false) be ordered")] = None,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """List the service catalog: what users can request, its price, and whether it needs approval."""
+    query = scoped(ctx, select(CatalogItem), CatalogItem, "catalog")
+    if category is not None:
+        query = query.where(func.lower(CatalogItem.category) == category.lower())
+    if active is not None:
+        query = query.where(CatalogItem.active.is_(active))
+    return paged(ctx, query.order_by(CatalogItem.id), page, per_page)
+
+
+@tool(SVC, "GET", "/itsm/catalog/get")
+def get_catalog_item(ctx: ToolContext, item_id: ItemId) -> Any:
+    """Look up one catalog item by id."""
+    return row_dict(get_in_scope(ctx, CatalogItem, item_id, "catalog item", "catalog"))
+
+
+@tool(SVC, "POST", "/itsm/requests/create")
+def request_catalog_item(
+    ctx: ToolContext,
+    item_id: ItemId,
+    requested_for_id: Annotated[str, Field(description="The user the item is for (user id)")],
+    quantity: Annotated[int, Field(ge=1, description="How many (at least 1)")] = 1,
+    notes: Annotated[Text | None, Field(description="Anything the fulfilment group should know")] = None,
+) -> Any:
+    """Request a catalog item for a user. Items that need approval wait for a manager's approve_request;
+    others can be fulfilled at once."""
+    item = get_in_scope(ctx, CatalogItem, item_id, "catalog item", "catalog")
+    actor = require(ctx, "request", "crud", item.org_id)
+    if not item.active:
+        raise Conflict(f"catalog item {item.id} ({item.name}) is not offered any more", error="inactive_item")
+    member_user(ctx, requested_for_id, item.org_id, "requested_for user")
+    request = CatalogRequest(
+        id=ctx.next_id(CatalogRequest),
+        org_id=item.org_id,
+        item_id=item.id,
+        requested_for_id=requested_for_id,
+        requested_by_id=actor.id,
+        quantity=quantity,
+        status="submitted",
+        notes=notes,
+        created_at=ctx.timestamp,
+        updated_at=ctx.timestamp,
+    )
+    ctx.session.add(request)
+    ctx.session.flush()
+    audit(ctx, "request_catalog_item", "create", request, row_dict(request))
+    return _request_view(ctx, request)
+
+
+@tool(SVC, "POST", "/itsm/requests/approve")
+def approve_request(
+    ctx: ToolContext,
+    request_id: RequestId,
+    comments: Annotated[Text | None, Field(description="Optional approval comments")] = None,
+) -> Any:
+    """Approve a submitted request for an item that needs approval (managers only)."""
+    request = _decidable(ctx, request_id, "approved")
+    return _move(ctx, "approve_request", request, "approved", comments and f"Approved: {comments}")
+
+
+@tool(SVC, "POST", "/itsm/requests/reject")
+def reject_request(
+    ctx: ToolContext, request_id: RequestId, reason: Annotated[Text, Field(description="Why it is rejected")]
+) -> Any:
+    """Reject a submitted request for an item that needs approval (managers only)."""
+    request = _decidable(ctx, request_id, "rejected")
+    return _move(ctx, "reject_request", request, "rejected", f"Rejected: {reason}")
+
+
+@tool(SVC, "POST", "/itsm/requests/fulfil")
+def fulfil_request(
+    ctx: ToolContext,
+    request_id: RequestId,
+    notes: Annotated[Text | None, Field(description="Optional fulfilment notes")] = None,
+) -> Any:
+    """Mark a request fulfilled: an approved one, or a submitted one whose item needs no approval."""
+    request = _request(ctx, request_id, "crud")
+    if request.status not in OPEN:
+        raise Conflict(f"request {request.id} is {request.status}; it cannot be fulfilled", error="illegal_transition")
+    if request.status == "submitted" and ctx.session.get(CatalogItem, request.item_id).needs_approval:
+        raise Conflict(f"request {request.id} needs a manager's approval first", error="not_approved")
+    return _move(ctx, "fulfil_request", request, "fulfilled", notes and f"Fulfilled: {notes}")
+
+
+@tool(SVC, "POST", "/itsm/requests/cancel")
+def cancel_request(
+    ctx: ToolContext, request_id: RequestId, reason: Annotated[Text, Field(description="Why it is cancelled")]
+) -> Any:
+    """Cancel a submitted or approved request."""
+    request = _request(ctx, request_id, "crud")
+    if request.status not in OPEN:
+        raise Conflict(f"request {request.id} is {request.status}; it cannot be cancelled", error="illegal_transition")
+    return _move(ctx, "cancel_request", request, "cancelled", f"Cancelled: {reason}")
+
+
+@tool(SVC, "GET", "/itsm/requests/get")
+def get_request(ctx: ToolContext, request_id: RequestId) -> Any:
+    """Look up a catalog request by number: item, for whom, by whom, quantity, status and notes."""
+    return _request_view(ctx, _request(ctx, request_id))
+
+
+@tool(SVC, "GET", "/itsm/requests")
+def list_requests(
+    ctx: ToolContext,
+    status: Annotated[RequestStatus | None, Field(description="Only requests with this status")] = None,
+    requested_for_id: Annotated[str | None, Field(description="Only requests for this user")] = None,
+    requested_by_id: Annotated[str | None, Field(description="Only requests made by this user")] = None,
+    item_id: Annotated[str | None, Field(description="Only requests for this catalog item")] = None,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """List catalog requests, optionally filtered, by number."""
+    query = scoped(ctx, select(CatalogRequest), CatalogRequest, "request")
+    for column, value in (
+        (CatalogRequest.status, status),
+        (CatalogRequest.requested_for_id, requested_for_id),
+        (CatalogRequest.requested_by_id, requested_by_id),
+        (CatalogRequest.item_id, item_id),
+    ):
+        if value is not None:
+            query = query.where(column == value)
+    return paged(ctx, query.order_by(CatalogRequest.id), page, per_page)

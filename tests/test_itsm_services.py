@@ -1,0 +1,229 @@
+"""ITSM service tools: services and offerings, the catalog, catalog requests and their approval
+flow; notifications."""
+
+from __future__ import annotations
+
+from test_itsm_identity import (  # the shared itsm test helpers
+    AGENT,
+    FORMER,
+    MANAGER,
+    NOW,
+    REPORTER,
+    audits,
+    execute,
+    ok,
+    play,
+    refused,
+    rows,
+)
+
+__all__ = ["play"]  # a fixture, used by name
+
+
+def item(episode, needs_approval: bool) -> str:
+    """An active catalog item that does (or does not) need approval."""
+    found = rows(
+        episode,
+        "SELECT id FROM catalog_items WHERE active = 1 AND needs_approval = ? ORDER BY id LIMIT 1",
+        int(needs_approval),
+    )
+    assert found, "the seed has no such catalog item"
+    return found[0][0]
+
+
+# --- services -----------------------------------------------------------------------------------------
+
+
+def test_services_and_offerings(play):
+    episode = play(REPORTER)
+    services = ok(episode, "list_services")
+    assert {"SVC-001", "SVC-002", "SVC-003", "SVC-004", "SVC-005"} <= {row["id"] for row in services["rows"]}
+    vpn = ok(episode, "get_service_by_name", name="vpn")
+    assert vpn["id"] == "SVC-002" and vpn["offerings"]
+    offerings = ok(episode, "list_service_offerings", service_id="SVC-002")["rows"]
+    assert {o["id"] for o in offerings} == {o["id"] for o in vpn["offerings"]}
+    operational = ok(episode, "list_services", status="operational", per_page=50)["rows"]
+    assert all(row["status"] == "operational" for row in operational)
+
+
+def test_service_status_is_changed_by_those_allowed(play, world_rows):
+    episode = play(MANAGER)
+    result = ok(episode, "update_service_status", service_id="SVC-002", status="degraded")
+    assert result["status"] == "degraded" and result["changed"] == ["status"]
+    assert rows(episode, "SELECT status FROM services WHERE id = 'SVC-002'") == [("degraded",)]
+    assert audits(episode) == [(MANAGER, "update_service_status", "update", "services", "SVC-002", '["status"]')]
+    refused(episode, world_rows, "update_service_status", 400, "invalid_arguments", service_id="SVC-002", status="down")
+    refused(episode, world_rows, "update_service_status", 404, "not_found", service_id="SVC-999", status="outage")
+    refused(play(AGENT), world_rows, "update_service_status", 403, "forbidden", service_id="SVC-002", status="outage")
+
+
+def test_the_catalog(play):
+    episode = play(REPORTER)
+    items = ok(episode, "list_catalog_items", per_page=50)["rows"]
+    assert items and {i["id"] for i in items} == {r[0] for r in rows(episode, "SELECT id FROM catalog_items")}
+    active = ok(episode, "list_catalog_items", active=True, per_page=50)["rows"]
+    assert active and all(i["active"] for i in active)
+    first = items[0]
+    assert ok(episode, "get_catalog_item", item_id=first["id"]) == first
+    same = ok(episode, "list_catalog_items", category=first["category"].upper(), per_page=50)["rows"]
+    assert first in same and {i["category"] for i in same} == {first["category"]}
+
+
+# --- requests -----------------------------------------------------------------------------------------
+
+
+def test_an_item_that_needs_approval_is_approved_by_a_manager_before_fulfilment(play, world_rows):
+    episode = play(MANAGER)
+    cat = item(episode, True)
+    request = ok(episode, "request_catalog_item", item_id=cat, requested_for_id=REPORTER, quantity=2, notes="For Q3")
+    rid = request["id"]
+    assert request["status"] == "submitted" and request["requested_by_id"] == MANAGER and request["created_at"] == NOW
+    refused(episode, world_rows, "fulfil_request", 409, "not_approved", request_id=rid)
+    assert ok(episode, "approve_request", request_id=rid, comments="Budget ok")["status"] == "approved"
+    refused(episode, world_rows, "approve_request", 409, "illegal_transition", request_id=rid)
+    fulfilled = ok(episode, "fulfil_request", request_id=rid, notes="Delivered to desk")
+    assert fulfilled["status"] == "fulfilled" and fulfilled["notes"].splitlines() == [
+        "For Q3",
+        "Approved: Budget ok",
+        "Fulfilled: Delivered to desk",
+    ]
+    refused(episode, world_rows, "cancel_request", 409, "illegal_transition", request_id=rid, reason="Too late")
+    assert [(a[1], a[2], a[4]) for a in audits(episode)] == [
+        ("request_catalog_item", "create", rid),
+        ("approve_request", "update", rid),
+        ("fulfil_request", "update", rid),
+    ]
+
+
+def test_an_agent_requests_but_may_not_approve(play, world_rows):
+    episode = play(AGENT)
+    rid = ok(episode, "request_catalog_item", item_id=item(episode, True), requested_for_id=REPORTER)["id"]
+    refused(episode, world_rows, "approve_request", 403, "role_required", request_id=rid)
+    refused(episode, world_rows, "reject_request", 403, "role_required", request_id=rid, reason="No budget")
+    assert ok(episode, "cancel_request", request_id=rid, reason="Ordered twice")["status"] == "cancelled"
+    assert ok(episode, "get_request", request_id=rid)["notes"] == "Cancelled: Ordered twice"
+
+
+def test_an_item_without_approval_is_fulfilled_directly(play, world_rows):
+    episode = play(MANAGER)
+    rid = ok(episode, "request_catalog_item", item_id=item(episode, False), requested_for_id=AGENT)["id"]
+    refused(episode, world_rows, "approve_request", 409, "approval_not_required", request_id=rid)
+    assert ok(episode, "fulfil_request", request_id=rid)["status"] == "fulfilled"
+
+
+def test_a_manager_rejects_a_request(play, world_rows):
+    episode = play(MANAGER)
+    rid = ok(episode, "request_catalog_item", item_id=item(episode, True), requested_for_id=AGENT)["id"]
+    rejected = ok(episode, "reject_request", request_id=rid, reason="Not in budget")
+    assert rejected["status"] == "rejected" and rejected["notes"] == "Rejected: Not in budget"
+    refused(episode, world_rows, "fulfil_request", 409, "illegal_transition", request_id=rid)
+
+
+def test_request_refusals_write_nothing(play, world_rows):
+    episode = play(MANAGER)
+    execute(episode, "UPDATE catalog_items SET active = 0 WHERE id = ?", item(episode, False))
+    inactive = rows(episode, "SELECT id FROM catalog_items WHERE active = 0 ORDER BY id LIMIT 1")[0][0]
+    refused(episode, world_rows, "request_catalog_item", 409, "inactive_item", item_id=inactive, requested_for_id=AGENT)
+    cat = item(episode, True)
+    refused(episode, world_rows, "request_catalog_item", 409, "inactive_user", item_id=cat, requested_for_id=FORMER)
+    refused(episode, world_rows, "request_catalog_item", 404, "not_found", item_id=cat, requested_for_id="USR-9999")
+    refused(episode, world_rows, "request_catalog_item", 404, "not_found", item_id="CAT-999", requested_for_id=AGENT)
+    refused(
+        episode,
+        world_rows,
+        "request_catalog_item",
+        400,
+        "invalid_arguments",
+        item_id=cat,
+        requested_for_id=AGENT,
+        quantity=0,
+    )
+    refused(
+        play(REPORTER), world_rows, "request_catalog_item", 403, "forbidden", item_id=cat, requested_for_id=REPORTER
+    )
+
+
+def test_requests_are_listed_and_read(play):
+    episode = play(MANAGER)
+    rid = ok(episode, "request_catalog_item", item_id=item(episode, True), requested_for_id=REPORTER)["id"]
+    mine = ok(episode, "list_requests", requested_by_id=MANAGER, per_page=50)["rows"]
+    assert rid in {r["id"] for r in mine} and all(r["requested_by_id"] == MANAGER for r in mine)
+    submitted = ok(episode, "list_requests", status="submitted", requested_for_id=REPORTER, per_page=50)["rows"]
+    assert rid in {r["id"] for r in submitted}
+    request = ok(episode, "get_request", request_id=rid)
+    assert request["requested_for_id"] == REPORTER and request["item_name"] and request["needs_approval"]
+    reader = play(REPORTER)
+    seeded = ok(reader, "list_requests", per_page=1)["rows"]
+    assert seeded and ok(reader, "get_request", request_id=seeded[0]["id"])["id"] == seeded[0]["id"]
+
+
+# --- notifications ------------------------------------------------------------------------------------
+
+
+def test_notifications_are_sent_and_listed(play, world_rows):
+    episode = play(AGENT)
+    incident = rows(episode, "SELECT id FROM incidents ORDER BY id LIMIT 1")[0][0]
+    sent = ok(
+        episode,
+        "send_notification",
+        recipient_id=REPORTER,
+        channel="email",
+        subject="Your incident",
+        body="We are on it.",
+        record_table="incidents",
+        record_id=incident,
+    )
+    assert sent["org_id"] == "ORG-ACME" and sent["created_at"] == NOW
+    listed = ok(episode, "list_notifications", record_table="incidents", record_id=incident)["rows"]
+    assert listed[-1] == sent
+    assert [a[:5] for a in audits(episode)] == [
+        (AGENT, "send_notification", "create", "notifications", str(sent["id"]))
+    ]
+    refused(
+        episode,
+        world_rows,
+        "send_notification",
+        400,
+        "missing_field",
+        recipient_id=REPORTER,
+        channel="sms",
+        subject="Hi",
+        body="Hello",
+        record_table="incidents",
+    )
+    refused(
+        episode,
+        world_rows,
+        "send_notification",
+        404,
+        "not_found",
+        recipient_id=REPORTER,
+        channel="sms",
+        subject="Hi",
+        body="Hello",
+        record_table="incidents",
+        record_id="INC9999999",
+    )
+    refused(
+        episode,
+        world_rows,
+        "send_notification",
+        409,
+        "inactive_user",
+        recipient_id=FORMER,
+        channel="portal",
+        subject="Hi",
+        body="Hello",
+    )
+    refused(
+        play(REPORTER),
+        world_rows,
+        "send_notification",
+        403,
+        "forbidden",
+        recipient_id=AGENT,
+        channel="portal",
+        subject="Hi",
+        body="Hello",
+    )
+    refused(play(REPORTER), world_rows, "list_notifications", 403, "forbidden")
