@@ -1,0 +1,279 @@
+"""Problem management: problems (the causes behind incidents), their lifecycle
+new → assessed → root_cause_analysis → fix_in_progress → resolved → closed, one step at a time,
+their root cause and workaround, and the incidents linked to them."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import select
+
+from ...errors import Conflict, InvalidArgument, NotFound
+from ...schema.itsm.identity import SysUser, UserGroup
+from ...schema.itsm.incidents import Incident
+from ...schema.itsm.problems import PROBLEM_STATUSES, Problem, ProblemIncident
+from ..dispatch import ToolContext, row_dict
+from ..registry import Text, tool
+from .common import Page, PerPage, apply_updates, audit, get_in_scope, paged, priority_of, require, scoped
+from .incidents import filled, incident_in_scope
+
+ProblemId = Annotated[str, Field(description="The problem number, e.g. PRB0000101")]
+IncidentNumber = Annotated[str, Field(description="The incident number, e.g. INC0001001")]
+ProblemStatus = Literal[PROBLEM_STATUSES]  # type: ignore[valid-type]
+Impact = Annotated[int, Field(ge=1, le=3, description="Impact: 1 high (many users), 2 medium, 3 low")]
+Urgency = Annotated[int, Field(ge=1, le=3, description="Urgency: 1 high, 2 medium, 3 low")]
+
+# The one step forward from each state; "closed" is reached only through close_problem.
+NEXT = dict(pairwise(PROBLEM_STATUSES))
+
+
+def _problem(ctx: ToolContext, problem_id: str, action: str = "read") -> Problem:
+    return get_in_scope(ctx, Problem, problem_id, "problem", "problem", action)
+
+
+def _open_problem(ctx: ToolContext, problem_id: str) -> Problem:
+    """A problem the acting user may change, which must not be closed."""
+    problem = _problem(ctx, problem_id, "crud")
+    if problem.status == "closed":
+        raise Conflict(f"problem {problem_id} is closed and takes no more changes", error="record_closed")
+    return problem
+
+
+def _group_of(ctx: ToolContext, group_id: str, org_id: str) -> UserGroup:
+    group = ctx.session.get(UserGroup, group_id)
+    if group is None or group.org_id != org_id:
+        raise NotFound(f"group {group_id!r} not found")
+    return group
+
+
+def _assignee(ctx: ToolContext, user_id: str, org_id: str) -> SysUser:
+    user = ctx.session.get(SysUser, user_id)
+    if user is None or user.org_id != org_id:
+        raise NotFound(f"user {user_id!r} not found")
+    if not user.active:
+        raise Conflict(f"user {user_id} is inactive and cannot be assigned work", error="inactive_user")
+    return user
+
+
+def _view(ctx: ToolContext, problem: Problem) -> dict[str, Any]:
+    links = select(ProblemIncident.incident_id).where(ProblemIncident.problem_id == problem.id)
+    return {**row_dict(problem), "incident_ids": sorted(ctx.session.scalars(links))}
+
+
+@tool("itsm.problems", "GET", "/itsm/problems/get")
+def get_problem(ctx: ToolContext, problem_id: ProblemId) -> Any:
+    """Get one problem by its number: status, priority, assignment, root cause, workaround and
+    the numbers of its linked incidents."""
+    return _view(ctx, _problem(ctx, problem_id))
+
+
+@tool("itsm.problems", "GET", "/itsm/problems")
+def list_problems(
+    ctx: ToolContext,
+    status: Annotated[ProblemStatus | None, Field(description="Only problems in this state")] = None,
+    priority: Annotated[int | None, Field(ge=1, le=5, description="Only problems of this priority (1-5)")] = None,
+    assignment_group_id: Annotated[str | None, Field(description="Only problems assigned to this group")] = None,
+    assigned_to_id: Annotated[str | None, Field(description="Only problems assigned to this user")] = None,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """List problems, by number, with optional filters."""
+    query = scoped(ctx, select(Problem), Problem, "problem")
+    for column, value in (
+        (Problem.status, status),
+        (Problem.priority, priority),
+        (Problem.assignment_group_id, assignment_group_id),
+        (Problem.assigned_to_id, assigned_to_id),
+    ):
+        if value is not None:
+            query = query.where(column == value)
+    return paged(ctx, query.order_by(Problem.id), page, per_page)
+
+
+@tool("itsm.problems", "POST", "/itsm/problems")
+def create_problem(
+    ctx: ToolContext,
+    short_description: Annotated[Text, Field(description="One-line summary of the problem")],
+    impact: Impact,
+    urgency: Urgency,
+    description: Annotated[Text | None, Field(description="Longer description")] = None,
+    assignment_group_id: Annotated[str | None, Field(description="The group to work on it, e.g. GRP-003")] = None,
+    assigned_to_id: Annotated[str | None, Field(description="The user to work on it (active)")] = None,
+) -> Any:
+    """Open a problem in state new. Its priority follows from impact × urgency (1 critical … 5 planning)."""
+    user = require(ctx, "problem", "crud")
+    org = user.org_id
+    if assignment_group_id is not None:
+        _group_of(ctx, assignment_group_id, org)
+    if assigned_to_id is not None:
+        _assignee(ctx, assigned_to_id, org)
+    problem = Problem(
+        id=ctx.next_id(Problem),
+        org_id=org,
+        short_description=short_description,
+        description=description,
+        status="new",
+        priority=priority_of(impact, urgency),
+        assignment_group_id=assignment_group_id,
+        assigned_to_id=assigned_to_id,
+        opened_at=ctx.timestamp,
+        updated_at=ctx.timestamp,
+    )
+    ctx.session.add(problem)
+    audit(ctx, "create_problem", "create", problem, filled(problem))
+    return _view(ctx, problem)
+
+
+@tool("itsm.problems", "POST", "/itsm/problems/update")
+def update_problem(
+    ctx: ToolContext,
+    problem_id: ProblemId,
+    short_description: Annotated[Text | None, Field(description="New one-line summary")] = None,
+    description: Annotated[Text | None, Field(description="New description")] = None,
+    impact: Annotated[int | None, Field(ge=1, le=3, description="New impact (give urgency too)")] = None,
+    urgency: Annotated[int | None, Field(ge=1, le=3, description="New urgency (give impact too)")] = None,
+    assignment_group_id: Annotated[str | None, Field(description="New assignment group")] = None,
+    assigned_to_id: Annotated[str | None, Field(description="New assignee (active user)")] = None,
+    root_cause: Annotated[Text | None, Field(description="The root cause found")] = None,
+) -> Any:
+    """Change a problem's details (not its state: see advance_problem). Impact and urgency are
+    given together and recompute the priority."""
+    problem = _open_problem(ctx, problem_id)
+    if (impact is None) != (urgency is None):
+        raise InvalidArgument("give impact and urgency together: the priority follows from both", error="missing_field")
+    if assignment_group_id is not None:
+        _group_of(ctx, assignment_group_id, problem.org_id)
+    if assigned_to_id is not None:
+        _assignee(ctx, assigned_to_id, problem.org_id)
+    updates = {
+        "short_description": short_description,
+        "description": description,
+        "assignment_group_id": assignment_group_id,
+        "assigned_to_id": assigned_to_id,
+        "root_cause": root_cause,
+        "priority": priority_of(impact, urgency) if impact is not None and urgency is not None else None,
+    }
+    given = {k: v for k, v in updates.items() if v is not None}
+    if not given:
+        raise InvalidArgument("nothing to update: give at least one field", error="missing_field")
+    changed = apply_updates(problem, given, given)
+    if changed:
+        problem.updated_at = ctx.timestamp
+        audit(ctx, "update_problem", "update", problem, changed)
+    return {**_view(ctx, problem), "changed": sorted(changed)}
+
+
+@tool("itsm.problems", "POST", "/itsm/problems/advance")
+def advance_problem(
+    ctx: ToolContext,
+    problem_id: ProblemId,
+    status: Annotated[ProblemStatus, Field(description="The next state: exactly one step forward")],
+    root_cause: Annotated[Text | None, Field(description="The root cause (needed to reach resolved)")] = None,
+) -> Any:
+    """Move a problem one step along new → assessed → root_cause_analysis → fix_in_progress →
+    resolved. Reaching resolved needs a root cause (given here or already recorded). Closing is
+    close_problem."""
+    problem = _problem(ctx, problem_id, "crud")
+    expected = NEXT.get(problem.status)
+    if status != expected or status == "closed":
+        hint = {None: "it is closed", "closed": "use close_problem"}.get(expected, f"the next state is {expected}")
+        raise Conflict(
+            f"problem {problem_id} cannot go from {problem.status} to {status} ({hint})", error="illegal_transition"
+        )
+    if status == "resolved" and root_cause is None and not problem.root_cause:
+        raise InvalidArgument(f"problem {problem_id} needs a root_cause to be resolved", error="missing_field")
+    previous = problem.status
+    changed = apply_updates(
+        problem, {"status": status, **({"root_cause": root_cause} if root_cause else {})}, ("status", "root_cause")
+    )
+    problem.updated_at = ctx.timestamp
+    audit(ctx, "advance_problem", "update", problem, changed)
+    return {**_view(ctx, problem), "previous_status": previous}
+
+
+@tool("itsm.problems", "POST", "/itsm/problems/workaround")
+def set_problem_workaround(
+    ctx: ToolContext,
+    problem_id: ProblemId,
+    workaround: Annotated[Text, Field(description="How users can work around the problem until it is fixed")],
+) -> Any:
+    """Record (or replace) a problem's workaround."""
+    problem = _open_problem(ctx, problem_id)
+    changed = apply_updates(problem, {"workaround": workaround}, ("workaround",))
+    if changed:
+        problem.updated_at = ctx.timestamp
+        audit(ctx, "set_problem_workaround", "update", problem, changed)
+    return _view(ctx, problem)
+
+
+@tool("itsm.problems", "POST", "/itsm/problems/link-incident")
+def link_incident_to_problem(ctx: ToolContext, problem_id: ProblemId, incident_number: IncidentNumber) -> Any:
+    """Link an incident to the problem that causes it (the incident's problem is set too). An
+    incident belongs to at most one problem."""
+    problem = _open_problem(ctx, problem_id)
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    if incident.org_id != problem.org_id:
+        raise Conflict(f"incident {incident_number} and problem {problem_id} belong to different organizations")
+    if ctx.session.get(ProblemIncident, (problem.id, incident.id)) is not None or incident.problem_id == problem.id:
+        raise Conflict(f"incident {incident_number} is already linked to problem {problem_id}", error="duplicate")
+    if incident.problem_id is not None:
+        raise Conflict(
+            f"incident {incident_number} is already linked to problem {incident.problem_id}; unlink it first",
+            error="already_linked",
+        )
+    link = ProblemIncident(problem_id=problem.id, incident_id=incident.id, org_id=problem.org_id)
+    ctx.session.add(link)
+    incident.problem_id = problem.id
+    incident.updated_at = ctx.timestamp
+    audit(ctx, "link_incident_to_problem", "create", link, filled(link))
+    audit(ctx, "link_incident_to_problem", "update", incident, ["problem_id"])
+    return {"problem_id": problem.id, "incident_id": incident.id, "linked": True}
+
+
+@tool("itsm.problems", "POST", "/itsm/problems/unlink-incident")
+def unlink_incident_from_problem(ctx: ToolContext, problem_id: ProblemId, incident_number: IncidentNumber) -> Any:
+    """Remove the link between an incident and a problem (the incident's problem is cleared)."""
+    problem = _open_problem(ctx, problem_id)
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    link = ctx.session.get(ProblemIncident, (problem.id, incident.id))
+    if link is None:
+        raise NotFound(f"incident {incident_number} is not linked to problem {problem_id}")
+    audit(ctx, "unlink_incident_from_problem", "delete", link, filled(link))
+    ctx.session.delete(link)
+    if incident.problem_id == problem.id:
+        incident.problem_id = None
+        incident.updated_at = ctx.timestamp
+        audit(ctx, "unlink_incident_from_problem", "update", incident, ["problem_id"])
+    return {"problem_id": problem.id, "incident_id": incident.id, "linked": False}
+
+
+@tool("itsm.problems", "GET", "/itsm/problems/incidents")
+def list_problem_incidents(ctx: ToolContext, problem_id: ProblemId, page: Page = 1, per_page: PerPage = 20) -> Any:
+    """List the incidents linked to a problem, by number."""
+    problem = _problem(ctx, problem_id)
+    query = (
+        select(Incident)
+        .join(ProblemIncident, ProblemIncident.incident_id == Incident.id)
+        .where(ProblemIncident.problem_id == problem.id)
+    )
+    return {
+        "problem_id": problem.id,
+        **paged(ctx, scoped(ctx, query, Incident, "incident").order_by(Incident.id), page, per_page),
+    }
+
+
+@tool("itsm.problems", "POST", "/itsm/problems/close")
+def close_problem(ctx: ToolContext, problem_id: ProblemId) -> Any:
+    """Close a resolved problem (resolved → closed); a closed problem takes no more changes."""
+    problem = _problem(ctx, problem_id, "crud")
+    if problem.status != "resolved":
+        raise Conflict(
+            f"problem {problem_id} is {problem.status}: only a resolved problem can be closed",
+            error="illegal_transition",
+        )
+    problem.status = "closed"
+    problem.updated_at = ctx.timestamp
+    audit(ctx, "close_problem", "update", problem, ["status"])
+    return {**_view(ctx, problem), "previous_status": "resolved"}
