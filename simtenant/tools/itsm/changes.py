@@ -24,8 +24,8 @@ from ...schema.itsm.cmdb import ConfigurationItem
 from ...schema.itsm.identity import GroupMember, SysUser, UserGroup
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
-from .common import Page, PerPage, acting_user, apply_updates, audit, get_in_scope, paged, require, scoped
-from .incidents import filled, incident_in_scope
+from .common import Page, PerPage, acting_user, apply_updates, audit, filled, get_in_scope, paged, require, scoped
+from .incidents import incident_in_scope
 
 ChangeId = Annotated[str, Field(description="The change number, e.g. CHG0000201")]
 IncidentNumber = Annotated[str, Field(description="The incident number, e.g. INC0001001")]

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import Annotated, Any, TypeVar
 
 from pydantic import Field
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func, inspect, select
 from sqlalchemy.orm import Session
 
 from ...errors import Forbidden, InvalidArgument, NotFound
@@ -174,6 +174,11 @@ def apply_updates(record: Any, updates: dict[str, Any], writable: Iterable[str])
             setattr(record, field, value)
             changed.append(field)
     return changed
+
+
+def filled(record: Any) -> list[str]:
+    """The columns a new record sets (all but a surrogate ``id`` and empty ones), for its audit entry."""
+    return [a.key for a in inspect(record).mapper.column_attrs if a.key != "id" and getattr(record, a.key) is not None]
 
 
 def priority_of(impact: int, urgency: int) -> int:

@@ -8,7 +8,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import func, inspect, select
+from sqlalchemy import func, select
 
 from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.itsm.cmdb import ConfigurationItem
@@ -35,6 +35,7 @@ from .common import (
     allowed,
     apply_updates,
     audit,
+    filled,
     get_in_scope,
     later,
     paged,
@@ -75,11 +76,6 @@ Priority = Annotated[int, Field(ge=1, le=5, description="Priority, 1 critical â€
 
 
 # --- shared by the incident, SLA and knowledge modules ------------------------------------------
-
-
-def filled(record: Any) -> list[str]:
-    """The columns a new record sets (all but a surrogate ``id`` and empty ones), for its audit entry."""
-    return [a.key for a in inspect(record).mapper.column_attrs if a.key != "id" and getattr(record, a.key) is not None]
 
 
 def incident_in_scope(ctx: ToolContext, number: str, action: str = "read") -> Incident:

@@ -19,8 +19,8 @@ from ...schema.itsm.knowledge import (
 )
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
-from .common import Page, PerPage, apply_updates, audit, get_in_scope, paged, require, require_role, scoped
-from .incidents import IncidentNumber, filled, incident_in_scope, related
+from .common import Page, PerPage, apply_updates, audit, filled, get_in_scope, paged, require, require_role, scoped
+from .incidents import IncidentNumber, incident_in_scope, related
 
 SERVICE = "itsm.knowledge"
 ArticleState = Literal[ARTICLE_STATES]  # type: ignore[valid-type]

@@ -16,8 +16,8 @@ from ...schema.itsm.incidents import Incident
 from ...schema.itsm.problems import PROBLEM_STATUSES, Problem, ProblemIncident
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
-from .common import Page, PerPage, apply_updates, audit, get_in_scope, paged, priority_of, require, scoped
-from .incidents import filled, incident_in_scope
+from .common import Page, PerPage, apply_updates, audit, filled, get_in_scope, paged, priority_of, require, scoped
+from .incidents import incident_in_scope
 
 ProblemId = Annotated[str, Field(description="The problem number, e.g. PRB0000101")]
 IncidentNumber = Annotated[str, Field(description="The incident number, e.g. INC0001001")]
