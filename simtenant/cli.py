@@ -216,7 +216,7 @@ def diff(
     except SimtenantError:
         left = right = None
     if left and right and (left.world, left.snapshot_hash) == (right.world, right.snapshot_hash):
-        base = snapshot_for(left.world, left.snapshot_hash, left.scale)
+        base = snapshot_for(get_task(left.task), left.snapshot_hash, left.scale)
         tables = get_world(left.world).tables
     result = diff_databases(expected, actual, tables, base=base, full=full)
     if json_output:

@@ -46,7 +46,7 @@ class Episode:
         not exist yet, and open the episode there."""
         path = Path(path)
         world = get_world(task.world)
-        source = snapshot or seeds.snapshot(world, scale)
+        source = snapshot or seeds.task_snapshot(world, task.seed_changes, scale)
         if path.exists():
             raise Conflict(f"{path} already exists; episodes never overwrite a file", error="file_exists")
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -177,6 +177,8 @@ class Task(Model):
     current_time: datetime
     actor: str | None = None
     user: Operator | None = None
+    # the task's own changes to the seed world: {table: [rows]}, a row updates (by key) or is inserted
+    seed_changes: dict[str, list[dict[str, Any]]] = {}
     gold: list[Call]
     checks: list[Check] = []
     reward: Literal["default", "shaped", "rubric"] = "default"

@@ -117,14 +117,15 @@ class GradeResult:
         }
 
 
-def snapshot_for(world_name: str, content_hash: str, scale: int = 1) -> Path:
-    """The cached snapshot an episode was copied from (rebuilt if it is the current one)."""
-    world = get_world(world_name)
+def snapshot_for(task: Task, content_hash: str, scale: int = 1) -> Path:
+    """The cached snapshot an episode of ``task`` was copied from (rebuilt if it is the current one)."""
+    world = get_world(task.world)
     path = seeds.snapshot_path(world, content_hash)
     if path.exists():
         return path
-    if content_hash == seeds.snapshot_hash(world, scale):
-        return seeds.snapshot(world, scale)
+    current = seeds.task_snapshot(world, task.seed_changes, scale)
+    if content_hash == seeds.hash_of(world, current):
+        return current
     raise NotFound(
         f"the snapshot this episode was made from ({content_hash[:12]}) is gone: its seed data changed; "
         "run the episode again",
@@ -207,7 +208,7 @@ def grade(
     warnings = []
     if episode.task_hash != task.hash:
         warnings.append("the task file changed since this episode ran; graded against the current task")
-    snapshot = snapshot_for(episode.world, episode.snapshot_hash, episode.scale)
+    snapshot = snapshot_for(task, episode.snapshot_hash, episode.scale)
     gold = gold_database(task, snapshot)
     difference = diff_databases(gold, episode.path, get_world(task.world).tables, base=snapshot, full=full)
     checks = [run_check(c, episode.path, episode.answer, episode.calls) for c in task.checks]

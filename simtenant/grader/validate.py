@@ -54,7 +54,7 @@ def validate_task(task: Task) -> TaskValidation:
     with tempfile.TemporaryDirectory(prefix="simtenant-validate-") as tmp:
         work = Path(tmp)
         try:
-            gold_database(task, seeds.snapshot(get_world(task.world)))
+            gold_database(task, seeds.task_snapshot(get_world(task.world), task.seed_changes))
             first = run(task, "oracle", work / "oracle-1.db")
             second = run(task, "oracle", work / "oracle-2.db")
             noop = run(task, "noop", work / "noop.db")

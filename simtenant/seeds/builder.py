@@ -15,20 +15,23 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import re
+import shutil
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from sqlalchemy import Integer, Table, create_engine, insert, select
+from sqlalchemy import Integer, Table, create_engine, delete, func, insert, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
 
 from .. import db
 from ..errors import TaskError
-from ..schema.harness import SequenceRecord
+from ..schema.harness import ChangeRecord, SequenceRecord
 
 if TYPE_CHECKING:
     from ..world import World
@@ -105,12 +108,21 @@ def hash_of(world: World, snapshot_file: Path) -> str:
 
 def build(world: World, dest: Path, scale: int = 1) -> None:
     """Build the snapshot into ``dest`` (atomically: a temporary file, then a rename)."""
-    tmp = dest.with_name(f"{dest.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    try:
+
+    def make(tmp: Path) -> None:
         db.upgrade(tmp)
         _insert_seed_rows(world, tmp, scale)
         _add_change_triggers(world, tmp)
+
+    _atomically(world, dest, make)
+
+
+def _atomically(world: World, dest: Path, make: Callable[[Path], None]) -> None:
+    """Make a snapshot in a temporary file, check it, compact it and move it into place."""
+    tmp = dest.with_name(f"{dest.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        make(tmp)
         problems = db.integrity_problems(tmp)
         if problems:
             raise TaskError(f"world {world.name}: seed data breaks integrity: {'; '.join(problems[:5])}")
@@ -121,6 +133,64 @@ def build(world: World, dest: Path, scale: int = 1) -> None:
         os.replace(tmp, dest)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def task_snapshot(world: World, changes: dict[str, list[dict[str, Any]]], scale: int = 1) -> Path:
+    """The world's snapshot with a task's own seed changes applied (the snapshot itself without any).
+
+    A change row whose primary key exists updates the columns it names; any other row is inserted.
+    Variants are cached by the base snapshot's hash and the changes' hash.
+    """
+    base = snapshot(world, scale)
+    if not changes:
+        return base
+    text = json.dumps(changes, sort_keys=True, separators=(",", ":"), default=str)
+    path = snapshot_path(world, f"{hash_of(world, base)}-t{hashlib.sha256(text.encode()).hexdigest()[:16]}")
+    if not path.exists():
+
+        def make(tmp: Path) -> None:
+            shutil.copyfile(base, tmp)
+            _apply_changes(world, tmp, changes)
+
+        _atomically(world, path, make)
+    return path
+
+
+def _apply_changes(world: World, path: Path, changes: dict[str, list[dict[str, Any]]]) -> None:
+    tables = {t.name: t for t in world.tables}
+    unknown = sorted(set(changes) - set(tables))
+    if unknown:
+        raise TaskError(f"seed changes name tables world {world.name} does not have: {', '.join(unknown)}")
+    engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
+    try:
+        with engine.begin() as connection:
+            for name, table in tables.items():  # foreign-key order
+                for number, row in enumerate(changes.get(name, []), start=1):
+                    key = [c.name for c in table.primary_key.columns]
+                    if any(k not in row for k in key):
+                        raise TaskError(f"seed change {name} #{number}: give its primary key ({', '.join(key)})")
+                    where = [table.c[k] == row[k] for k in key]
+                    values = {c: v for c, v in row.items() if c not in key}
+                    unknown_columns = sorted(set(values) - set(table.columns.keys()))
+                    if unknown_columns:
+                        raise TaskError(f"seed change {name} #{number}: unknown column(s) {', '.join(unknown_columns)}")
+                    exists = connection.execute(select(func.count()).select_from(table).where(*where)).scalar()
+                    if exists:
+                        if values:
+                            connection.execute(update(table).where(*where).values(**values))
+                    else:
+                        connection.execute(insert(table), [_complete_row(world, table, number, row)])
+                if "id_format" in table.info:
+                    connection.execute(
+                        update(SequenceRecord.__table__)
+                        .where(SequenceRecord.__table__.c.name == name)
+                        .values(next_value=_next_value(connection, table))
+                    )
+            connection.execute(delete(ChangeRecord.__table__))  # the variant is the starting point
+    except SQLAlchemyError as exc:
+        raise TaskError(f"seed changes rejected: {exc.__class__.__name__}: {exc.orig or exc}") from None
+    finally:
+        engine.dispose()
 
 
 def _add_change_triggers(world: World, path: Path) -> None:
