@@ -19,6 +19,7 @@ from rich.table import Table
 from .errors import InvalidArgument, SimtenantError
 from .grader import EpisodeFile, GradeResult, diff_databases, grade
 from .grader.grade import check_reward_mode
+from .grader.judge import JudgeConfig
 from .grader.validate import validate_task
 from .schema import is_harness_table, metadata
 from .world import get_task, get_world, worlds
@@ -28,6 +29,11 @@ console = Console()
 errors = Console(stderr=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a summary")]
+JudgeModel = Annotated[
+    str | None, typer.Option(help="Grade judge components with this model (any OpenAI-compatible endpoint)")
+]
+JudgeBaseUrl = Annotated[str | None, typer.Option(help="The judge endpoint's base URL (default: the SDK's)")]
+JudgeKeyEnv = Annotated[str, typer.Option(help="Environment variable holding the judge's API key")]
 FullFlag = Annotated[bool, typer.Option("--full", help="Diff by scanning every table, not just the changed rows")]
 
 
@@ -138,6 +144,9 @@ def run(
     out: Annotated[Path | None, typer.Option(help="Episode file to write (must not exist)")] = None,
     runs_dir: Annotated[Path, typer.Option(help="Where runs are written")] = Path("runs"),
     scale: Annotated[int, typer.Option(min=1, help="Play on the world grown to this many copies")] = 1,
+    judge_model: JudgeModel = None,
+    judge_base_url: JudgeBaseUrl = None,
+    judge_api_key_env: JudgeKeyEnv = "OPENAI_API_KEY",
     json_output: JsonFlag = False,
 ) -> None:
     """Play a task with an agent into a new episode file, then grade it."""
@@ -147,8 +156,9 @@ def run(
     found = get_task(task)
     check_agent(agent, actions)
     check_reward_mode(found, reward)
+    judge = _judge(judge_model, judge_base_url, judge_api_key_env)
     path = run_agent(found, agent, _episode_path(found.id, agent, out, runs_dir), actions=actions, scale=scale)
-    _show_grade(grade(path, reward), json_output)
+    _show_grade(grade(path, reward, judge=judge), json_output)
 
 
 @command("grade")
@@ -156,10 +166,18 @@ def grade_episode(
     episode: Annotated[Path, typer.Argument(help="An episode file")],
     reward: Annotated[str | None, typer.Option(help="default or shaped (the task's own by default)")] = None,
     full: FullFlag = False,
+    judge_model: JudgeModel = None,
+    judge_base_url: JudgeBaseUrl = None,
+    judge_api_key_env: JudgeKeyEnv = "OPENAI_API_KEY",
     json_output: JsonFlag = False,
 ) -> None:
     """Grade an episode file, any time after it ran."""
-    _show_grade(grade(episode, reward, full=full), json_output)
+    judge = _judge(judge_model, judge_base_url, judge_api_key_env)
+    _show_grade(grade(episode, reward, full=full, judge=judge), json_output)
+
+
+def _judge(model: str | None, base_url: str | None, key_env: str) -> JudgeConfig | None:
+    return JudgeConfig(model=model, base_url=base_url, api_key_env=key_env) if model else None
 
 
 def _diff_table(differences: list[Any]) -> Table:
@@ -185,6 +203,11 @@ def _show_grade(result: GradeResult, json_output: bool) -> None:
         + (f"  shaped {result.shaped_reward:g}" if result.shaped_reward is not None else ""),
         highlight=False,
     )
+    if result.rubric:
+        table = Table("component", "weight", "score", "detail", title=f"rubric {result.rubric_reward:g}")
+        for c in result.rubric:
+            table.add_row(c.name, f"{c.weight:g}", "-" if c.score is None else f"{c.score:g}", escape(c.detail))
+        console.print(table)
     if result.checks:
         table = Table("check", "kind", "passed", "detail", title="checks")
         for c in result.checks:

@@ -134,9 +134,11 @@ class RubricComponent(Model):
     ``agreement``: ``query`` returns (key, value) rows; the score is the share of the gold
     database's keys for which the episode's value agrees (numbers within ``tolerance``).
     ``score``: ``query`` returns (key, score in 0..1) rows; the score is their mean over the gold
-    database's keys (a key the episode lacks scores 0). ``judge``: graded by a judge model when
-    one is configured, else skipped. A component with nothing to grade is skipped too; skipped
-    components leave the reward, whose weights are renormalised. The query may use ``:actor``.
+    database's keys (a key the episode lacks scores 0). ``judge``: when a judge model is configured,
+    ``query`` returns (key, material) rows and the judge rates each gold key's material from the
+    episode against ``prompt`` (good 1, acceptable 0.5, poor 0); without a judge it is skipped.
+    A component with nothing to grade is skipped too; skipped components leave the reward, whose
+    weights are renormalised. The query may use ``:actor``.
     """
 
     name: str
@@ -144,6 +146,7 @@ class RubricComponent(Model):
     kind: Literal["agreement", "score", "judge"]
     query: str | None = None
     tolerance: float = 0.0
+    prompt: str | None = None
 
 
 class OperatorFact(Model):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,8 @@ from ..task import RubricComponent, Task
 from ..world import get_task, get_world
 from .checks import CheckResult, RecordedCall, run_check
 from .diff import DiffResult, diff_databases
+from .judge import JudgeConfig, Judgment
+from .judge import record as record_judgments
 from .rewards import ShapedTracker
 from .rubric import ComponentResult, grade_rubric
 
@@ -95,6 +97,7 @@ class GradeResult:
     shaped_reward: float | None
     rubric_reward: float | None = None
     rubric: list[ComponentResult] = field(default_factory=list)
+    judgments: list[Judgment] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -113,6 +116,7 @@ class GradeResult:
             "shaped_reward": self.shaped_reward,
             "rubric_reward": self.rubric_reward,
             "rubric": [c.to_dict() for c in self.rubric],
+            "judgments": [asdict(j) for j in self.judgments],
             "warnings": self.warnings,
         }
 
@@ -193,11 +197,16 @@ def rubric_of(task: Task) -> list[RubricComponent]:
 
 
 def grade(
-    path: Path | str, reward_mode: str | None = None, task: Task | None = None, full: bool = False
+    path: Path | str,
+    reward_mode: str | None = None,
+    task: Task | None = None,
+    full: bool = False,
+    judge: JudgeConfig | None = None,
 ) -> GradeResult:
     """Grade an episode file against its task's gold replay (the registered task, unless one is given).
 
     ``full`` diffs by scanning every table rather than by the changed keys (same result, slower).
+    With a ``judge``, judge components are graded and the verdicts written into the episode file.
     """
     episode = EpisodeFile.read(path)
     if task is None:
@@ -214,9 +223,14 @@ def grade(
     checks = [run_check(c, episode.path, episode.answer, episode.calls) for c in task.checks]
     db_match = int(difference.match)
     shaped = shaped_reward(task, episode.calls)
+    judgments: list[Judgment] = []
     rubric_reward, rubric = (
-        grade_rubric(rubric_of(task), episode.path, gold, task.actor) if rubric_of(task) else (None, [])
+        grade_rubric(rubric_of(task), episode.path, gold, task.actor, judge, judgments)
+        if rubric_of(task)
+        else (None, [])
     )
+    if judge is not None and judgments:
+        record_judgments(episode.path, judge, judgments)
     reward = {
         "default": float(db_match * all(c.passed for c in checks)),
         "shaped": float(shaped or 0.0),
@@ -237,5 +251,6 @@ def grade(
         shaped_reward=shaped,
         rubric_reward=rubric_reward,
         rubric=rubric,
+        judgments=judgments,
         warnings=warnings,
     )

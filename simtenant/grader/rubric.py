@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import TaskError
 from ..task import RubricComponent
+from .judge import JudgeConfig, JudgeError, Judgment, judged
 
 
 @dataclass(frozen=True)
@@ -46,12 +47,17 @@ def _agree(expected: Any, actual: Any, tolerance: float) -> bool:
 
 
 def grade_component(
-    component: RubricComponent, episode: sqlite3.Connection, gold: sqlite3.Connection, actor: str | None
+    component: RubricComponent,
+    episode: sqlite3.Connection,
+    gold: sqlite3.Connection,
+    actor: str | None,
+    judge: JudgeConfig | None = None,
+    judgments: list[Judgment] | None = None,
 ) -> ComponentResult:
     def result(score: float | None, detail: str) -> ComponentResult:
         return ComponentResult(component.name, component.kind, component.weight, score, detail)
 
-    if component.kind == "judge":
+    if component.kind == "judge" and judge is None:
         return result(None, "skipped: no judge configured")
     if component.query is None:
         raise TaskError(f"rubric component {component.name} needs a query")
@@ -59,6 +65,16 @@ def grade_component(
     if not expected:
         return result(None, "skipped: nothing to grade")
     actual = _rows(episode, component.query, actor)
+    if component.kind == "judge":
+        assert judge is not None
+        try:
+            found = judged(judge, component.name, component.prompt or "", {k: actual.get(k) or "" for k in expected})
+        except JudgeError as exc:
+            return result(None, f"skipped: the judge failed ({exc})")
+        if judgments is not None:
+            judgments.extend(found)
+        verdicts = ", ".join(f"{j.key}={j.verdict}" for j in found)
+        return result(round(sum(j.score for j in found) / len(found), 6), f"judge {judge.model}: {verdicts}")
     if component.kind == "agreement":
         right = [k for k, v in expected.items() if k in actual and _agree(v, actual[k], component.tolerance)]
         wrong = sorted(str(k) for k in expected if k not in right)
@@ -80,11 +96,17 @@ def _read_only(path: Path) -> Iterator[sqlite3.Connection]:
 
 
 def grade_rubric(
-    components: list[RubricComponent], episode: Path, gold: Path, actor: str | None
+    components: list[RubricComponent],
+    episode: Path,
+    gold: Path,
+    actor: str | None,
+    judge: JudgeConfig | None = None,
+    judgments: list[Judgment] | None = None,
 ) -> tuple[float, list[ComponentResult]]:
-    """The rubric reward (weighted mean of the counted components) and every component's result."""
+    """The rubric reward (weighted mean of the counted components) and every component's result;
+    a judge's verdicts are added to ``judgments``."""
     with _read_only(episode) as episode_db, _read_only(gold) as gold_db:
-        results = [grade_component(c, episode_db, gold_db, actor) for c in components]
+        results = [grade_component(c, episode_db, gold_db, actor, judge, judgments) for c in components]
     counted = [r for r in results if r.score is not None and r.weight > 0]
     total_weight = sum(r.weight for r in counted)
     reward = sum(r.weight * r.score for r in counted) / total_weight if total_weight else 0.0  # type: ignore[operator]

@@ -71,6 +71,20 @@ class ChangeRecord(Base):
     pk: Mapped[str] = mapped_column(String, primary_key=True)
 
 
+class JudgmentRecord(Base):
+    """A judge model's verdict on one graded item (only when a judge was asked)."""
+
+    __tablename__ = "_judgments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String)
+    key: Mapped[str] = mapped_column(String)
+    model: Mapped[str] = mapped_column(String)
+    verdict: Mapped[str] = mapped_column(String)
+    score: Mapped[float] = mapped_column(Float)
+    reasoning: Mapped[str] = mapped_column(Text)
+
+
 class SequenceRecord(Base):
     """Next number of each id sequence, so created ids are deterministic."""
 

@@ -61,6 +61,17 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("seq", name=op.f("pk__messages")),
     )
     op.create_table(
+        "_judgments",
+        sa.Column("id", sa.Integer(), nullable=False),
+        sa.Column("name", sa.String(), nullable=False),
+        sa.Column("key", sa.String(), nullable=False),
+        sa.Column("model", sa.String(), nullable=False),
+        sa.Column("verdict", sa.String(), nullable=False),
+        sa.Column("score", sa.Float(), nullable=False),
+        sa.Column("reasoning", sa.Text(), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk__judgments")),
+    )
+    op.create_table(
         "_sequences",
         sa.Column("name", sa.String(), nullable=False),
         sa.Column("next_value", sa.Integer(), nullable=False),
@@ -212,6 +223,7 @@ def downgrade() -> None:
     op.drop_table("products")
     op.drop_table("coupons")
     op.drop_table("_sequences")
+    op.drop_table("_judgments")
     op.drop_table("_messages")
     op.drop_table("_episode")
     op.drop_table("_changes")

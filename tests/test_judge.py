@@ -1,0 +1,98 @@
+"""The optional judge: any OpenAI-compatible endpoint (here a scripted one on 127.0.0.1), verdicts
+written into the episode file, and a judge that fails is skipped, never scored 0."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar
+
+import pytest
+
+from simtenant.agents import run
+from simtenant.grader import grade
+from simtenant.grader.judge import JudgeConfig
+from simtenant.world import get_task
+
+TASK = "homeservices/towing-raleigh"
+
+
+class ScriptedModel(BaseHTTPRequestHandler):
+    """Answers chat completions with a fixed verdict; records the requests it saw."""
+
+    verdict = "good"
+    status = 200
+    seen: ClassVar[list[dict]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append(body)
+        content = json.dumps({"verdict": type(self).verdict, "reasoning": "Clear and polite."})
+        answer = {
+            "id": "cmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+        }
+        data = json.dumps(answer if type(self).status == 200 else {"error": {"message": "down"}}).encode()
+        self.send_response(type(self).status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def endpoint() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), ScriptedModel)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    ScriptedModel.seen, ScriptedModel.verdict, ScriptedModel.status = [], "good", 200
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def judge(base_url: str) -> JudgeConfig:
+    return JudgeConfig(model="scripted-judge", base_url=base_url, api_key_env="SIMTENANT_TEST_JUDGE_KEY", timeout=5)
+
+
+def test_without_a_judge_the_component_is_skipped_and_said_so(tmp_path):
+    result = grade(run(get_task(TASK), "oracle", tmp_path / "e.db"))
+    communication = next(c for c in result.rubric if c.name == "communication")
+    assert communication.score is None and "no judge configured" in communication.detail
+
+
+def test_a_judge_grades_each_conversation_and_its_verdicts_are_kept(tmp_path, endpoint):
+    path = run(get_task(TASK), "oracle", tmp_path / "e.db")
+    ScriptedModel.verdict = "acceptable"
+    result = grade(path, judge=judge(endpoint))
+    communication = next(c for c in result.rubric if c.name == "communication")
+    assert communication.score == 0.5
+    # 0.45 + 0.25 + 0.15 at 1.0, communication at 0.5, over the full weight of 1.0
+    assert result.reward == pytest.approx(0.925)
+    prompt = ScriptedModel.seen[0]["messages"][1]["content"]
+    assert "front-office agent" in prompt and "agent: " in prompt
+    connection = sqlite3.connect(path)
+    try:
+        rows = connection.execute("SELECT name, model, verdict, score, reasoning FROM _judgments").fetchall()
+    finally:
+        connection.close()
+    assert len(rows) == len(ScriptedModel.seen) == len(result.judgments) > 0
+    assert set(rows) == {("communication", "scripted-judge", "acceptable", 0.5, "Clear and polite.")}
+
+
+def test_a_failing_judge_is_skipped_not_scored_zero(tmp_path, endpoint):
+    path = run(get_task(TASK), "oracle", tmp_path / "e.db")
+    ScriptedModel.status = 500
+    result = grade(path, judge=judge(endpoint))
+    communication = next(c for c in result.rubric if c.name == "communication")
+    assert communication.score is None and "the judge failed" in communication.detail
+    assert result.reward == 1.0
