@@ -116,6 +116,8 @@ def diff_databases(
         aligned: dict[str, dict[Key, Key | None]] = {}
         tracked = None if full or base is None else _tracked_keys(connection)
         for table in tables:
+            if table.info.get("graded") is False:
+                continue
             spec = _TableSpec.of(table)
             keys = _scanned_keys(connection, spec) if tracked is None else tracked.get(table.name, set())
             _diff_table(connection, spec, keys, aligned, result)

@@ -7,7 +7,9 @@ SQLite needs them). Grading semantics live on each column's ``info``:
 * ``{"grade": "text", "threshold": 0.5}`` — free text compared by token overlap;
 * ``{"grade": "ignore"}`` — never compared.
 
-Tables whose names start with ``_`` belong to the harness and are never graded.
+Tables whose names start with ``_`` belong to the harness and are never graded; a world table
+that is a by-product of others (an audit trail) says ``info={"graded": False}`` and is left out of
+the row diff too (task checks may still query it).
 A table that takes new rows from a tool names its id format in
 ``info={"id_format": "RF-{:04d}"}``; ids then come from ``_sequences``. Reference data that
 every organization shares (roles, permissions) says ``info={"shared": True}``: growing a world
