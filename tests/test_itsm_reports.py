@@ -152,3 +152,36 @@ def test_reports_read_only_what_the_user_may_read(snap, tmp_path):
         for tool in ("count_breached_slas_by_stage", "count_changes_by_state", "count_configuration_items_by_class"):
             outcome = ep.call(tool, {})
             assert not outcome.ok and outcome.error["code"] == 403, (tool, outcome.result)
+
+
+@pytest.mark.parametrize(
+    ("tool", "column"),
+    [("count_incidents_by_priority", "priority"), ("count_incidents_by_group", "assignment_group_id")],
+)
+def test_open_only_counts_agree_with_sql(tmp_path, tool, column):
+    task = Task.model_validate(
+        {
+            "id": "itsm/test",
+            "world": "itsm",
+            "description": "t",
+            "instruction": "t",
+            "current_time": "2026-05-18T09:00:00Z",
+            "actor": "USR-0002",
+            "gold": [],
+            "hash": "open-only",
+        }
+    )
+    with Episode.start(task, tmp_path / "e.db") as episode:
+        counts = episode.call(tool, {"open_only": True}).result["counts"]
+    connection = sqlite3.connect(seeds.snapshot(get_world("itsm")))
+    try:
+        expected = connection.execute(
+            f"SELECT {column}, count(*) FROM incidents WHERE status IN ('new', 'in_progress', 'on_hold') "
+            f"GROUP BY {column}"
+        ).fetchall()
+    finally:
+        connection.close()
+    assert sorted((c["key"], c["count"]) for c in counts if c["key"] is not None) == sorted(
+        (k, n) for k, n in expected if k is not None
+    )
+    assert sum(c["count"] for c in counts) == sum(n for _, n in expected)

@@ -48,8 +48,13 @@ def _grouped(ctx: ToolContext, column: Any, model: Any, resource: str, *where: A
     return scoped(ctx, query, model, resource)
 
 
-def _incident_filters(status: str | None, category: str | None, group: str | None) -> list[Any]:
-    where = []
+OpenOnly = Annotated[bool, Field(description="Only open incidents (new, in_progress or on_hold)")]
+
+
+def _incident_filters(
+    status: str | None, category: str | None, group: str | None, open_only: bool = False
+) -> list[Any]:
+    where = [Incident.status.in_(OPEN)] if open_only else []
     if status is not None:
         where.append(Incident.status == status)
     if category is not None:
@@ -65,9 +70,10 @@ def count_incidents_by_priority(
     status: Annotated[IncidentStatus | None, Field(description="Only incidents in this status")] = None,
     category: Annotated[Category | None, Field(description="Only incidents of this category")] = None,
     assignment_group_id: Annotated[str | None, Field(description="Only incidents assigned to this group")] = None,
+    open_only: OpenOnly = False,
 ) -> Any:
     """Count incidents per priority (1 critical … 5 planning)."""
-    where = _incident_filters(status, category, assignment_group_id)
+    where = _incident_filters(status, category, assignment_group_id, open_only)
     return _counts(ctx, _grouped(ctx, Incident.priority, Incident, "incident", *where), "priority")
 
 
@@ -76,11 +82,11 @@ def count_incidents_by_group(
     ctx: ToolContext,
     status: Annotated[IncidentStatus | None, Field(description="Only incidents in this status")] = None,
     category: Annotated[Category | None, Field(description="Only incidents of this category")] = None,
+    open_only: OpenOnly = False,
 ) -> Any:
     """Count incidents per assignment group (key null: unassigned), with each group's name."""
-    query = _grouped(
-        ctx, Incident.assignment_group_id, Incident, "incident", *_incident_filters(status, category, None)
-    )
+    where = _incident_filters(status, category, None, open_only)
+    query = _grouped(ctx, Incident.assignment_group_id, Incident, "incident", *where)
     return _counts(ctx, query, "assignment_group_id", UserGroup)
 
 
