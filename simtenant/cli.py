@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from . import db
 from .errors import InvalidArgument, SimtenantError
 from .grader import EpisodeFile, GradeResult, diff_databases, grade
 from .grader.grade import check_reward_mode
@@ -232,7 +233,10 @@ def diff(
     for path in (expected, actual):
         if not path.is_file():
             raise InvalidArgument(f"{path}: no such file", error="not_a_database")
-    tables = [t for t in metadata.sorted_tables if not is_harness_table(t.name)]
+    present = db.table_names(expected) & db.table_names(actual)
+    tables = [t for t in metadata.sorted_tables if not is_harness_table(t.name) and t.name in present]
+    if not tables:
+        raise InvalidArgument(f"{expected} and {actual} share no tenant tables", error="not_a_database")
     base = None
     try:
         left, right = EpisodeFile.read(expected), EpisodeFile.read(actual)

@@ -1,4 +1,8 @@
-"""Opening tenant databases, and creating their schema through Alembic only."""
+"""Opening tenant databases, and creating their schema through Alembic only.
+
+The migrations form branches: ``core`` (the harness tables every file has), and one branch per
+world schema on top of it, so a world's snapshot holds its own tables and nothing else.
+"""
 
 from __future__ import annotations
 
@@ -66,10 +70,12 @@ def alembic_config() -> Config:
     return config
 
 
-def migration_head() -> str:
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    assert head is not None
-    return head
+def migration_heads(branch: str | None = None) -> tuple[str, ...]:
+    """The head revisions: of every branch, or of one branch (a world's schema, or "core")."""
+    scripts = ScriptDirectory.from_config(alembic_config())
+    if branch is None:
+        return tuple(sorted(scripts.get_heads()))
+    return tuple(sorted(script.revision for script in scripts.get_revisions(f"{branch}@head")))
 
 
 def _run_alembic(path: Path | str, action: str, revision: str) -> None:
@@ -85,7 +91,8 @@ def _run_alembic(path: Path | str, action: str, revision: str) -> None:
         engine.dispose()
 
 
-def upgrade(path: Path | str, revision: str = "head") -> None:
+def upgrade(path: Path | str, revision: str = "heads") -> None:
+    """Migrate to ``revision``: every branch by default; ``"<world>@head"`` for one world's tables."""
     _run_alembic(path, "upgrade", revision)
 
 
@@ -93,11 +100,12 @@ def downgrade(path: Path | str, revision: str = "base") -> None:
     _run_alembic(path, "downgrade", revision)
 
 
-def current_revision(path: Path | str) -> str | None:
+def current_revisions(path: Path | str) -> tuple[str, ...]:
+    """The revisions a file is at (one per branch it has)."""
     engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
     try:
         with engine.connect() as connection:
-            return MigrationContext.configure(connection).get_current_revision()
+            return tuple(sorted(MigrationContext.configure(connection).get_current_heads()))
     finally:
         engine.dispose()
 
@@ -114,3 +122,15 @@ def integrity_problems(path: Path | str) -> list[str]:
         return problems
     finally:
         connection.close()
+
+
+def table_names(path: Path | str) -> set[str]:
+    """The tables a database file has (empty if it is not a database)."""
+    try:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return set()

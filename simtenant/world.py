@@ -27,10 +27,14 @@ class World:
     description: str
     services: list[str]
     folder: Path
+    schema: str = ""  # the migration branch holding its tables (the world's name unless it says)
     finish_tool: str = "finish"  # the tool that ends an episode, and its answer argument
     finish_answer: str = "answer"
     rubric: list[RubricComponent] = field(default_factory=list)
     _tasks: dict[str, Task] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.schema = self.schema or self.name
 
     @property
     def policy(self) -> str:
@@ -82,6 +86,7 @@ def worlds() -> dict[str, World]:
             description=data["description"],
             services=list(data["services"]),
             folder=meta.parent,
+            schema=data.get("schema", data["name"]),
             finish_tool=finish.get("tool", "finish"),
             finish_answer=finish.get("answer", "answer"),
             rubric=TypeAdapter(list[RubricComponent]).validate_python(data.get("rubric", [])),

@@ -62,18 +62,32 @@ def test_upgrade_creates_the_orm_tables_and_nothing_else(migrated):
 
 
 def test_empty_file_has_no_revision(tmp_path):
-    assert db.current_revision(tmp_path / "empty.db") is None
+    assert db.current_revisions(tmp_path / "empty.db") == ()
 
 
-def test_current_revision_is_head_after_upgrade(migrated):
-    assert db.current_revision(migrated) == db.migration_head()
+def test_current_revisions_are_the_heads_after_upgrade(migrated):
+    assert db.current_revisions(migrated) == db.migration_heads()
+    assert len(db.migration_heads()) == 3  # one branch per world schema, on the core
+
+
+@pytest.mark.parametrize("world_name", ["commerce", "homeservices", "itsm"])
+def test_a_world_branch_creates_the_harness_and_that_world_only(tmp_path, world_name):
+    from simtenant.world import get_world
+
+    world = get_world(world_name)
+    path = tmp_path / f"{world_name}.db"
+    db.upgrade(path, f"{world.schema}@head")
+    names = {name for kind, name, _, _ in schema_sql(path) if kind == "table"}
+    harness = {t for t in ORM_TABLES if t.startswith("_")}
+    assert names == {*harness, *(t.name for t in world.tables), "alembic_version"}
+    assert db.current_revisions(path) == db.migration_heads(world.schema)
 
 
 def test_downgrade_to_base_drops_every_table(migrated):
     db.downgrade(migrated, "base")
     names = {name for kind, name, _, _ in schema_sql(migrated) if kind == "table"}
     assert names == {"alembic_version"}
-    assert db.current_revision(migrated) is None
+    assert db.current_revisions(migrated) == ()
 
 
 def test_downgrade_then_upgrade_round_trips_the_schema(migrated):
@@ -81,7 +95,7 @@ def test_downgrade_then_upgrade_round_trips_the_schema(migrated):
     db.downgrade(migrated, "base")
     db.upgrade(migrated)
     assert schema_sql(migrated) == before
-    assert db.current_revision(migrated) == db.migration_head()
+    assert db.current_revisions(migrated) == db.migration_heads()
     assert metadata_diff(migrated) == []
 
 

@@ -110,7 +110,7 @@ def build(world: World, dest: Path, scale: int = 1) -> None:
     """Build the snapshot into ``dest`` (atomically: a temporary file, then a rename)."""
 
     def make(tmp: Path) -> None:
-        db.upgrade(tmp)
+        db.upgrade(tmp, f"{world.schema}@head")
         _insert_seed_rows(world, tmp, scale)
         _add_change_triggers(world, tmp)
 
