@@ -12,12 +12,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from . import db, seeds
 from .errors import Conflict
 from .grader.rewards import ShapedTracker
-from .schema.harness import EpisodeRecord, MessageRecord
+from .schema.harness import EpisodeRecord
 from .task import Task
 from .tools import Tool, canonical_json, dispatch
 from .tools.dispatch import Outcome
@@ -49,26 +50,25 @@ class Episode:
         source = snapshot or seeds.task_snapshot(world, task.seed_changes, scale)
         if path.exists():
             raise Conflict(f"{path} already exists; episodes never overwrite a file", error="file_exists")
+        record = {
+            "id": 1,
+            "task": task.id,
+            "world": task.world,
+            "snapshot_hash": seeds.hash_of(world, source),
+            "scale": scale,
+            "task_hash": task.hash,
+            "current_time": task.time_text,
+            "actor": task.actor,
+            "status": "running",
+        }
+        opening = [] if task.user is None else [{"seq": 1, "role": "user", "content": task.user.opening}]
         path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, path)
+        shutil.copyfile(seeds.template(source, record, opening), path)
         episode = cls(task, path)
-        with episode.session.begin():
-            episode.session.execute(
-                EpisodeRecord.__table__.insert(),
-                {
-                    "id": 1,
-                    "task": task.id,
-                    "world": task.world,
-                    "snapshot_hash": seeds.hash_of(world, source),
-                    "scale": scale,
-                    "task_hash": task.hash,
-                    "current_time": task.time_text,
-                    "actor": task.actor,
-                    "status": "running",
-                },
-            )
-            if task.user is not None:
-                episode.session.add(MessageRecord(role="user", content=task.user.opening))
+        with episode.session.begin():  # reads the copy's schema now, not at the first call
+            status = episode.session.scalar(select(EpisodeRecord.status))
+        if status != "running":
+            raise Conflict(f"{path} did not start as a fresh episode", error="bad_template")
         return episode
 
     def call(self, tool: str, args: Any = None) -> Outcome:

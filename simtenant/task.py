@@ -8,7 +8,8 @@ a structured error naming the file and the field.
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime
+from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -198,7 +199,14 @@ class Task(Model):
 
     @property
     def time_text(self) -> str:
-        return self.current_time.strftime("%Y-%m-%dT%H:%M:%SZ")
+        """The frozen clock as UTC text, the form every timestamp a tool writes takes."""
+        return utc_text(self.current_time)
+
+
+@lru_cache(maxsize=1024)
+def utc_text(moment: datetime) -> str:
+    """``moment`` as UTC text, e.g. 2026-03-14T14:00:00Z (cached: formatting is slow, clocks are few)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def load_task(world: str, path: Path) -> Task:

@@ -326,3 +326,35 @@ def _relabel(value: Any, copy: int, largest_int: int) -> Any:
         prefix, digits = match.groups()
         return f"{prefix}{int(digits) + (copy - 1) * 10 ** len(digits):0{len(digits)}d}"
     return f"{text}-{copy}"
+
+
+def template(snapshot_file: Path, record: dict[str, Any], messages: list[dict[str, Any]]) -> Path:
+    """The snapshot with an episode's ``_episode`` record (and opening messages) already written,
+    cached, so starting an episode is a file copy and a connection."""
+    text = json.dumps([snapshot_file.name, record, messages], sort_keys=True, separators=(",", ":"))
+    path = cache_dir() / "templates" / f"{hashlib.sha256(text.encode()).hexdigest()[:32]}.db"
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        shutil.copyfile(snapshot_file, tmp)
+        connection = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            connection.execute("BEGIN")
+            connection.execute(
+                f"INSERT INTO _episode ({', '.join(record)}) VALUES ({', '.join('?' for _ in record)})",
+                list(record.values()),
+            )
+            for message in messages:
+                connection.execute(
+                    f"INSERT INTO _messages ({', '.join(message)}) VALUES ({', '.join('?' for _ in message)})",
+                    list(message.values()),
+                )
+            connection.execute("COMMIT")
+        finally:
+            connection.close()
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path

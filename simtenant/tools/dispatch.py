@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from ..errors import Conflict, InvalidArgument, NotFound, SimtenantError
 from ..schema.harness import CallRecord, EpisodeRecord, SequenceRecord
+from ..task import utc_text
 
 if TYPE_CHECKING:
     from ..episode import Episode
@@ -42,7 +43,7 @@ class ToolContext:
 
     @property
     def timestamp(self) -> str:
-        return self.now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        return utc_text(self.now)
 
     def get(self, model: type, key: Any, what: str | None = None) -> Any:
         """The row of ``model`` with primary key ``key``, or a 404."""

@@ -103,7 +103,9 @@ def tool(
 
 def tools_of(services: Iterable[str]) -> list[Tool]:
     """The tools of the given services, service by service in the order given."""
-    return [t for service in services for t in REGISTRY.values() if t.service == service]
+    order = {service: position for position, service in enumerate(services)}
+    found = [t for t in REGISTRY.values() if t.service in order]
+    return sorted(found, key=lambda t: order[t.service])  # stable: registration order within a service
 
 
 def _strip_titles(schema: Any) -> Any:
