@@ -356,3 +356,17 @@ def bench(
         )
     console.print(checks)
     console.print(f"results written to {out}", highlight=False)
+
+
+def _load_commands() -> None:
+    """Register the commands that live in ``simtenant/commands/`` (one module each, name order)."""
+    import importlib
+    import pkgutil
+
+    from . import commands
+
+    for module in sorted(m.name for m in pkgutil.iter_modules(commands.__path__)):
+        importlib.import_module(f"{commands.__name__}.{module}")
+
+
+_load_commands()
