@@ -180,7 +180,7 @@ def _simtenant_memory(args: tuple[str, int, str]) -> float:
     Episode.start(task, folder / "warm.db", scale=scale).close()
     before = _rss_kib()
     episodes = []
-    for i in range(50):
+    for i in range(200):  # many, so the SQLite page caches show above the allocator's slack
         episode = Episode.start(task, folder / f"{i}.db", scale=scale)
         episode.call(task.gold[0].tool, task.gold[0].args)
         episodes.append(episode)
@@ -316,11 +316,15 @@ def _baseline_worker(args: tuple[str, int], seconds: float) -> tuple[int, float]
 
 
 def _baseline_memory(args: tuple[str, int]) -> float:
+    """Python objects are counted exactly (tracemalloc), where RSS would hide them in reused arenas."""
+    import tracemalloc
+
     world, _ = _baseline_world(*args)
-    world.reset()
-    before = _rss_kib()
+    tracemalloc.start()
     states = [world.reset() for _ in range(20)]
-    return (_rss_kib() - before) / len(states)
+    used, _peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return used / 1024 / len(states)
 
 
 # --- processes -----------------------------------------------------------------------------------
