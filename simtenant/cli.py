@@ -139,12 +139,31 @@ def _episode_path(task_id: str, agent: str, out: Path | None, runs_dir: Path) ->
 @command()
 def run(
     task: Annotated[str, typer.Argument(help="Task id, world/name")],
-    agent: Annotated[str, typer.Option(help="oracle, noop or replay")] = "oracle",
+    agent: Annotated[str, typer.Option(help="oracle, noop, replay or llm")] = "oracle",
     actions: Annotated[Path | None, typer.Option(help="Replay file (JSON list or JSONL of {tool, args})")] = None,
     reward: Annotated[str | None, typer.Option(help="default or shaped (the task's own by default)")] = None,
     out: Annotated[Path | None, typer.Option(help="Episode file to write (must not exist)")] = None,
     runs_dir: Annotated[Path, typer.Option(help="Where runs are written")] = Path("runs"),
     scale: Annotated[int, typer.Option(min=1, help="Play on the world grown to this many copies")] = 1,
+    model: Annotated[
+        str | None, typer.Option(help="--agent llm: the chat model (any OpenAI-compatible endpoint)")
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="--agent llm: the endpoint's base URL (default: the SDK's)")
+    ] = None,
+    api_key_env: Annotated[str, typer.Option(help="--agent llm: environment variable holding the API key")] = (
+        "OPENAI_API_KEY"
+    ),
+    max_steps: Annotated[int, typer.Option(min=1, help="--agent llm: tool calls and messages allowed")] = 30,
+    user_model: Annotated[
+        str | None, typer.Option(help="--agent llm: a chat model plays the task's operator (scripted by default)")
+    ] = None,
+    user_base_url: Annotated[
+        str | None, typer.Option(help="The operator model's base URL (default: --base-url)")
+    ] = None,
+    user_api_key_env: Annotated[
+        str | None, typer.Option(help="The operator model's API key variable (default: --api-key-env)")
+    ] = None,
     judge_model: JudgeModel = None,
     judge_base_url: JudgeBaseUrl = None,
     judge_api_key_env: JudgeKeyEnv = "OPENAI_API_KEY",
@@ -153,13 +172,49 @@ def run(
     """Play a task with an agent into a new episode file, then grade it."""
     from .agents import check_agent
     from .agents import run as run_agent
+    from .agents.llm import read_report
 
     found = get_task(task)
     check_agent(agent, actions)
     check_reward_mode(found, reward)
     judge = _judge(judge_model, judge_base_url, judge_api_key_env)
-    path = run_agent(found, agent, _episode_path(found.id, agent, out, runs_dir), actions=actions, scale=scale)
-    _show_grade(grade(path, reward, judge=judge), json_output)
+    options: dict[str, Any] = {}
+    if agent == "llm":
+        options = {
+            "model": model,
+            "base_url": base_url,
+            "api_key_env": api_key_env,
+            "max_steps": max_steps,
+            "user_model": user_model,
+            "user_base_url": user_base_url,
+            "user_api_key_env": user_api_key_env,
+        }
+    elif user_model:
+        raise InvalidArgument("--user-model plays the operator for --agent llm only", error="invalid_argument")
+    episode = _episode_path(found.id, agent, out, runs_dir)
+    path = run_agent(found, agent, episode, actions=actions, scale=scale, **options)
+    result = grade(path, reward, judge=judge)
+    report = read_report(path) if agent == "llm" else None
+    if report is None:
+        return _show_grade(result, json_output)
+    if json_output:
+        return _print_json(
+            {**result.to_dict(), "infra_ok": report["infra_ok"], "usage": report["usage"], "agent": report}
+        )
+    _show_grade(result, False)
+    usage = report["usage"]
+    console.print(
+        f"agent llm {escape(report['model'])}: steps {report['steps']}, ended {report['ended']}, "
+        f"tokens {usage['prompt_tokens']} + {usage['completion_tokens']} = {usage['total_tokens']}",
+        highlight=False,
+    )
+    if not report["infra_ok"]:
+        failure = report["error"] or {}
+        console.print(
+            f"[yellow]infra_ok false[/yellow]: {escape(str(failure.get('message', failure)))} "
+            "(an infrastructure failure, not the agent's: this reward does not measure the agent)",
+            highlight=False,
+        )
 
 
 @command("grade")

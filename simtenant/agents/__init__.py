@@ -1,4 +1,5 @@
-"""Agents that play an episode: the oracle (gold calls), noop, and replay of a file.
+"""Agents that play an episode: the oracle (gold calls), noop, replay of a file, and a chat model
+behind any OpenAI-compatible endpoint (``llm``, see ``simtenant.agents.llm``).
 
 Every agent drives the same Episode object, call by call.
 """
@@ -16,6 +17,7 @@ from ..episode import Episode
 from ..errors import InvalidArgument
 from ..task import Call
 from ..tools.dispatch import Outcome
+from . import llm as llm_agent
 
 
 def play(episode: Episode, calls: Iterable[Call]) -> list[Outcome]:
@@ -45,7 +47,12 @@ def replay(episode: Episode, actions: Path | None = None, **_: Any) -> list[Outc
     return play(episode, calls or [])
 
 
-AGENTS: dict[str, Callable[..., list[Outcome]]] = {"oracle": oracle, "noop": noop, "replay": replay}
+AGENTS: dict[str, Callable[..., list[Outcome]]] = {
+    "oracle": oracle,
+    "noop": noop,
+    "replay": replay,
+    "llm": llm_agent.llm,
+}
 
 
 def read_actions(path: Path) -> list[Call]:
@@ -87,12 +94,15 @@ def check_agent(agent: str, actions: Path | None = None) -> list[Call] | None:
     return read_actions(actions)
 
 
-def run(task: Any, agent: str, path: Path, actions: Path | None = None, scale: int = 1) -> Path:
-    """Play ``task`` with the named agent into a new episode file at ``path``."""
+def run(task: Any, agent: str, path: Path, actions: Path | None = None, scale: int = 1, **options: Any) -> Path:
+    """Play ``task`` with the named agent into a new episode file at ``path``; ``options`` go to the
+    agent (the llm agent's: model, base_url, api_key_env, max_steps, user_model, ...)."""
     calls = check_agent(agent, actions)
+    if agent == "llm":
+        llm_agent.check(task, **options)
     with Episode.start(task, path, scale=scale) as episode:
         if calls is not None:
             play(episode, calls)
         else:
-            AGENTS[agent](episode)
+            AGENTS[agent](episode, **options)
     return path

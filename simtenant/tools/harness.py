@@ -1,5 +1,6 @@
 """Harness tools offered beside every world's own: ending the episode, and (for tasks with a
-user) talking to the operator, who is scripted by the responder."""
+user) talking to the operator, who is scripted by the responder (or played by a chat model when the
+episode has an ``operator_model``, see ``simtenant.agents.operator_model``)."""
 
 from __future__ import annotations
 
@@ -37,9 +38,15 @@ def send_message_to_user(
     said = ctx.session.scalars(select(MessageRecord.revealed).where(MessageRecord.role == "user"))
     known = {key for revealed in said if revealed for key in revealed}
     facts = [Fact(f.key, f.value, f.reveal, tuple(f.triggers), known=f.key in known) for f in operator.facts]
-    reply = respond(message, facts)
-    done = any(normalize(phrase) in normalize(message) for phrase in operator.done_when)
-    text = f"Thanks, that's everything I needed. {STOP}" if done else reply.text
+    model = getattr(ctx.episode, "operator_model", None)  # a chat model playing the operator, if any
+    if model is not None:
+        history = ctx.session.execute(select(MessageRecord.role, MessageRecord.content).order_by(MessageRecord.seq))
+        reply = model.reply(operator, facts, [(role, content) for role, content in history], message)
+        text, done = reply.text, STOP in reply.text
+    else:
+        reply = respond(message, facts)
+        done = any(normalize(phrase) in normalize(message) for phrase in operator.done_when)
+        text = f"Thanks, that's everything I needed. {STOP}" if done else reply.text
     ctx.session.add(MessageRecord(role="agent", content=message, redundant=reply.redundant or None))
     ctx.session.add(MessageRecord(role="user", content=text, revealed=reply.revealed or None))
     if done:
