@@ -1,0 +1,150 @@
+"""`simtenant eval` (many tasks × trials in worker processes, graded into a run folder) and
+`simtenant report` (its summary again, and a self-contained HTML report)."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .. import evaluation
+from ..cli import JsonFlag, _print_json, command, console
+from ..grader.grade import check_reward_mode
+
+progress_console = Console(stderr=True)
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def show_summary(summary: dict[str, Any]) -> None:
+    """The summary of a run as tables: totals, pass^k / pass@k, and per task."""
+    console.print(
+        f"[bold]{summary['run']}[/bold]  agent {summary.get('agent') or '-'}  episodes {summary['episodes']}  "
+        f"infra failures {summary['infra_failures']} (excluded)  mean reward {_num(summary['mean_reward'])}  "
+        f"mean steps {_num(summary['mean_steps'])}",
+        highlight=False,
+    )
+    scores = Table("k", "pass^k", "pass@k", "tasks", title="pass^k and pass@k")
+    for k, hat, at, counted in evaluation.iter_k(summary):
+        scores.add_row(str(k), _num(hat), _num(at), str(counted))
+    console.print(scores)
+    tasks = Table(title="tasks")
+    tasks.add_column("task", overflow="fold")
+    for name in ("trials", "successes", "mean reward", "infra"):
+        tasks.add_column(name)
+    for task in summary["tasks"]:
+        colour = "green" if task["trials"] and task["successes"] == task["trials"] else "red"
+        tasks.add_row(
+            task["task"],
+            str(task["trials"]),
+            f"[{colour}]{task['successes']}[/{colour}]",
+            _num(task["mean_reward"]),
+            str(task["infra_failures"] or ""),
+        )
+    console.print(tasks)
+
+
+@command("eval")
+def eval_command(
+    tasks: Annotated[list[str], typer.Option("--tasks", help="Task ids or globs over them, e.g. 'itsm/*'; repeatable")],
+    agent: Annotated[str, typer.Option(help="oracle, noop, replay or llm")] = "oracle",
+    trials: Annotated[int, typer.Option(min=1, help="Trials of every task")] = 1,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes")] = os.cpu_count() or 1,
+    out: Annotated[Path | None, typer.Option(help="The run folder (default runs/<time>-<agent>)")] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue a run: play only what it has not recorded")
+    ] = False,
+    actions: Annotated[Path | None, typer.Option(help="Replay file, for the replay agent")] = None,
+    reward: Annotated[str | None, typer.Option(help="default, shaped or rubric (each task's own by default)")] = None,
+    model: Annotated[str | None, typer.Option(help="Agent option: the model")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Agent option: an OpenAI-compatible base URL")] = None,
+    api_key_env: Annotated[str | None, typer.Option(help="Agent option: the variable holding the API key")] = None,
+    max_steps: Annotated[int | None, typer.Option(min=1, help="Agent option: tool calls and messages allowed")] = None,
+    user_model: Annotated[str | None, typer.Option(help="Agent option: a chat model plays the operator")] = None,
+    user_base_url: Annotated[str | None, typer.Option(help="Agent option: the operator model's base URL")] = None,
+    user_api_key_env: Annotated[
+        str | None, typer.Option(help="Agent option: the operator model's API key variable")
+    ] = None,
+    runs_dir: Annotated[Path, typer.Option(help="Where runs are written when --out is not given")] = Path("runs"),
+    json_output: JsonFlag = False,
+) -> None:
+    """Play tasks × trials in parallel, grade every episode into OUT/results.jsonl, and summarise."""
+    from ..agents import check_agent
+
+    chosen = evaluation.match_tasks(tasks)
+    check_agent(agent, actions)
+    for task in chosen:
+        check_reward_mode(task, reward)
+    given = {
+        "model": model,
+        "base_url": base_url,
+        "api_key_env": api_key_env,
+        "max_steps": max_steps,
+        "user_model": user_model,
+        "user_base_url": user_base_url,
+        "user_api_key_env": user_api_key_env,
+    }
+    options = evaluation.check_options(agent, given, chosen)
+    if out is None:
+        out = runs_dir / f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-{agent}-eval"
+    jobs = evaluation.prepare(
+        out, chosen, trials, agent, resume, actions=actions, reward=reward, options=options, patterns=tasks
+    )
+    skipped = len(chosen) * trials - len(jobs)
+    if skipped:
+        progress_console.print(f"resuming {out}: {skipped} episodes already recorded, {len(jobs)} to play")
+    tally = {"done": 0, "passed": 0, "valid": 0, "errors": 0}
+    progress = Progress(
+        TextColumn("[bold]eval[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("pass {task.fields[rate]}"),
+        TextColumn("errors {task.fields[errors]}"),
+        TimeElapsedColumn(),
+        console=progress_console,
+    )
+    bar = progress.add_task("eval", total=len(jobs), rate="-", errors=0)
+
+    def finished(record: dict[str, Any]) -> None:
+        tally["done"] += 1
+        tally["valid"] += evaluation.is_valid(record)
+        tally["passed"] += evaluation.succeeded(record)
+        tally["errors"] += not evaluation.is_valid(record)
+        rate = f"{tally['passed'] / tally['valid']:.0%}" if tally["valid"] else "-"
+        progress.update(bar, advance=1, rate=rate, errors=tally["errors"])
+
+    try:
+        evaluation.execute(jobs, out, workers, on_result=finished, display=progress)
+    except KeyboardInterrupt:
+        progress_console.print(
+            f"[yellow]interrupted[/yellow]: {tally['done']} of {len(jobs)} episodes recorded in {out}; "
+            "run the same command with --resume to finish",
+            highlight=False,
+        )
+        raise typer.Exit(130) from None
+    summary = evaluation.write_summary(out)
+    if json_output:
+        return _print_json(summary)
+    show_summary(summary)
+    console.print(f"results in {out / evaluation.RESULTS}, summary in {out / evaluation.SUMMARY}", highlight=False)
+
+
+@command("report")
+def report_command(
+    run: Annotated[Path, typer.Argument(help="A run folder written by `simtenant eval`")],
+    json_output: JsonFlag = False,
+) -> None:
+    """Summarise an eval run again (from its results.jsonl) and write its report.html."""
+    summary, path = evaluation.write_report(run)
+    if json_output:
+        return _print_json({**summary, "report": str(path)})
+    show_summary(summary)
+    console.print(f"report written to {path}", highlight=False)
