@@ -1,0 +1,90 @@
+"""`simtenant serve http` and `simtenant serve mcp`: episodes served to agents over the network."""
+
+from __future__ import annotations
+
+import functools
+import signal
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from ..cli import _episode_path, app, errors
+from ..errors import SimtenantError
+from ..world import get_task
+
+serve_app = typer.Typer(help="Serve episodes to agents: OpenEnv-style HTTP, or MCP.", no_args_is_help=True)
+app.add_typer(serve_app, name="serve")
+
+Host = Annotated[str, typer.Option(help="Address to listen on (only this machine by default)")]
+Port = Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on")]
+RunsDir = Annotated[Path, typer.Option(help="Where episode files (and their grades) are written")]
+
+
+def _structured(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Print a structured error and exit 1 instead of a traceback (as the CLI's other commands do)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except SimtenantError as exc:
+            failure = exc
+        errors.print(f"[red]error {failure.code} {failure.error}[/red]: {escape(failure.message)}", highlight=False)
+        raise typer.Exit(1)
+
+    return wrapper
+
+
+def _address(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+@serve_app.command("http")
+@_structured
+def http(
+    host: Host = "127.0.0.1",
+    port: Port = 8000,
+    runs_dir: RunsDir = Path("runs/serve"),
+    token: Annotated[
+        str | None,
+        typer.Option(envvar="SIMTENANT_TOKEN", help="Refuse requests without Authorization: Bearer TOKEN"),
+    ] = None,
+) -> None:
+    """Serve any task over HTTP, OpenEnv-style: POST /reset, POST /step, GET /state, /health, /schema."""
+    from ..serve import listen
+    from ..serve.http import serve
+
+    sock = listen(host, port)
+    errors.print(f"simtenant serving http://{_address(sock)} (episodes in {runs_dir})", highlight=False)
+    serve(sock, runs_dir, token)
+
+
+@serve_app.command("mcp")
+@_structured
+def mcp(
+    task: Annotated[str, typer.Argument(help="Task id, world/name")],
+    http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP (at /mcp) instead of stdio")] = False,
+    host: Host = "127.0.0.1",
+    port: Port = 8000,
+    runs_dir: RunsDir = Path("runs/serve"),
+    out: Annotated[Path | None, typer.Option(help="Episode file to write (must not exist)")] = None,
+) -> None:
+    """Serve one episode of a task over MCP: its tools, send_message_to_user (operator tasks) and finish."""
+    from ..serve import LiveEpisode, listen
+    from ..serve.mcp import serve_http, serve_stdio
+
+    found = get_task(task)
+    sock = listen(host, port) if http else None  # before the episode starts: a taken port leaves no file
+    live = LiveEpisode(found, _episode_path(found.id, "mcp", out, runs_dir))
+    where = f" at http://{_address(sock)}/mcp" if sock else ""
+    errors.print(f"simtenant MCP server for {found.id}{where}: episode {live.path}", highlight=False)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # a terminated server still grades its episode
+    if sock is not None:
+        serve_http(live, sock)
+    else:
+        serve_stdio(live)

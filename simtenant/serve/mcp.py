@@ -1,0 +1,89 @@
+"""An MCP server for one episode of one task, built on the official SDK's low-level ``Server``.
+
+It lists the episode's tools (the world's, ``send_message_to_user`` for operator tasks, and ``finish``)
+with each tool's own JSON Schema and description, and runs every call through the episode's dispatcher:
+a result comes back as JSON text (and as structured content when it is an object), a refused call as a
+tool result with ``isError`` and the structured error. The episode file is written call by call; when the
+episode ends, or at shutdown, it is graded and the grade written beside it as ``<episode>.grade.json``.
+Serves stdio by default, or streamable HTTP on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp.server import Server, ServerRequestContext
+
+from .. import __version__
+from ..errors import SimtenantError
+from . import LiveEpisode, serve_forever
+
+
+def _content(value: Any, is_error: bool) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(value, ensure_ascii=False))],
+        structured_content=value if isinstance(value, dict) else None,
+        is_error=is_error,
+    )
+
+
+def build_server(live: LiveEpisode) -> Server[Any]:
+    """An MCP server whose tools are the episode's."""
+    listed = [types.Tool(name=t.name, description=t.description, input_schema=t.json_schema()) for t in live.tools]
+
+    async def list_tools(_ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None) -> Any:
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(_ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        try:
+            outcome = await anyio.to_thread.run_sync(live.call, params.name, params.arguments or {})
+        except SimtenantError as exc:  # the episode has ended: nothing more is recorded
+            return _content(exc.to_dict(), is_error=True)
+        return _content(outcome.result, False) if outcome.ok else _content(outcome.error, True)
+
+    return Server(
+        "simtenant",
+        version=__version__,
+        title=f"simtenant {live.task.id}",
+        instructions=live.instructions(),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def serve_stdio(live: LiveEpisode) -> None:
+    """Serve the episode over stdin/stdout until the client hangs up; then grade it."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(live)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    try:
+        anyio.run(main)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        live.close()
+
+
+def http_app(live: LiveEpisode, host: str = "127.0.0.1") -> Any:
+    """The episode's MCP server as a streamable-HTTP ASGI app (at ``/mcp``), guarded against DNS rebinding."""
+    return build_server(live).streamable_http_app(host=host)
+
+
+def serve_http(live: LiveEpisode, sock: socket.socket) -> None:
+    """Serve the episode over streamable HTTP at ``/mcp`` on a bound socket (see ``listen``) until interrupted;
+    then grade it."""
+    try:
+        serve_forever(http_app(live, sock.getsockname()[0]), sock)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        live.close()
