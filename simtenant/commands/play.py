@@ -1,0 +1,258 @@
+"""`simtenant play TASK`: a person plays the agent at the terminal, for task authors checking a task.
+
+It shows what an agent is shown — the task's instruction, where the world's policy is (its text on
+``policy``), the clock, the acting identity and the operator's opening — and then reads commands
+from stdin, one a line::
+
+    tools                  the episode's tools, one line each
+    tool NAME              a tool's description and JSON Schema
+    call NAME {json}       call a tool (arguments as a JSON object; {} when left out)
+    say MESSAGE            send_message_to_user (tasks with an operator)
+    finish [ANSWER]        end the episode with the world's ending tool
+    policy                 the world's policy text
+    instruction            the instruction (and the operator's opening) again
+    help                   this list
+    quit                   stop here, leaving the episode unfinished (end of input does the same)
+
+Every call goes through ``Episode.call`` — the one dispatcher — and its result or structured error
+is printed as JSON. A line that is not a command, arguments that are not a JSON object and an
+unknown tool name are the player's typos: they are refused here, print what is wrong, and are not
+recorded. When the episode ends (or the player quits) it is graded and the grade shown the way
+``simtenant run`` shows it. Nothing of the gold calls, the checks or the notes is shown before that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from ..cli import _episode_path, _show_grade, command, console
+from ..episode import Episode
+from ..grader import grade
+from ..grader.grade import check_reward_mode
+from ..task import Task
+from ..tools.dispatch import Outcome
+from ..world import World, get_task
+
+USER_TOOL = "send_message_to_user"
+
+HELP = """\
+commands:
+  tools                  list the tools, one line each
+  tool NAME              a tool's description and JSON Schema
+  call NAME {{json}}       call a tool; the arguments are a JSON object ({{}} when left out)
+  say MESSAGE            send a message to the operator (send_message_to_user)
+  {finish:<22} end the episode with your final answer ({tool})
+  policy                 show the world's policy
+  instruction            show the instruction again
+  help                   this list
+  quit                   stop, leaving the episode unfinished (end of input does the same)
+The episode is graded when it ends or when you quit."""
+
+
+class PlaySession:
+    """One episode played by a person: each input line is handled by ``handle``."""
+
+    def __init__(self, episode: Episode) -> None:
+        self.episode = episode
+        self.task: Task = episode.task
+        self.world: World = episode.world
+        self.quit = False
+
+    # -- what the player is shown ------------------------------------------------------------
+
+    def introduce(self) -> None:
+        task, world = self.task, self.world
+        console.print(f"[bold]{task.id}[/bold]  ({escape(world.title)})", highlight=False)
+        console.print(f"episode {escape(str(self.episode.path))}", highlight=False)
+        clock = f"clock {task.time_text}" + (f"  acting as {task.actor}" if task.actor else "")
+        console.print(clock, highlight=False)
+        self.show_instruction()
+        policy = policy_path(world)
+        if policy is None:
+            console.print("policy: this world has no written policy", highlight=False)
+        else:
+            console.print(f"policy: {escape(str(policy))}  (type [bold]policy[/bold] to read it)", highlight=False)
+        console.print(
+            f"{len(self.episode.tools)} tools (type [bold]tools[/bold]); type [bold]help[/bold] for commands.",
+            highlight=False,
+        )
+
+    def show_instruction(self) -> None:
+        console.print("[bold]instruction[/bold]", highlight=False)
+        console.print(escape(self.task.instruction.strip()), highlight=False)
+        if self.task.user is not None:
+            console.print(
+                f"[green]operator[/green]: {escape(self.task.user.opening.strip())}\n"
+                "(reach the operator with [bold]say MESSAGE[/bold])",
+                highlight=False,
+            )
+
+    def show_help(self) -> None:
+        finish = self.world.finish_tool
+        word = "finish [ANSWER]" if finish == "finish" else f"finish [{self.world.finish_answer.upper()}]"
+        console.print(escape(HELP.format(finish=word, tool=finish)), highlight=False)
+
+    def show_tools(self) -> None:
+        width = max(len(name) for name in self.episode.tools)
+        for name, tool in self.episode.tools.items():
+            first = tool.description.splitlines()[0] if tool.description else ""
+            console.print(f"  [cyan]{name:<{width}}[/cyan]  {escape(first)}", highlight=False)
+
+    def show_tool(self, name: str) -> None:
+        tool = self.find_tool(name)
+        if tool is None:
+            return
+        console.print(f"[cyan]{tool.name}[/cyan]  ({tool.service} {tool.method} {tool.path})", highlight=False)
+        console.print(escape(tool.description), highlight=False)
+        _print_json(tool.json_schema())
+
+    def show_policy(self) -> None:
+        text = self.world.policy.strip()
+        console.print(escape(text) if text else "this world has no written policy", highlight=False)
+
+    # -- reading commands ---------------------------------------------------------------------
+
+    def handle(self, line: str) -> None:
+        """Act on one input line; bad input prints an error and changes nothing."""
+        line = line.strip()
+        if not line or line.startswith("#"):
+            return
+        word, _, rest = line.partition(" ")
+        word, rest = word.lower(), rest.strip()
+        if word in ("quit", "exit"):
+            self.quit = True
+        elif word in ("help", "?"):
+            self.show_help()
+        elif word == "tools":
+            self.show_tools()
+        elif word == "tool":
+            if not rest:
+                return refuse("usage: tool NAME")
+            self.show_tool(rest)
+        elif word == "call":
+            self.handle_call(rest)
+        elif word == "say":
+            self.handle_say(rest)
+        elif word in ("finish", self.world.finish_tool):
+            self.call(self.world.finish_tool, {self.world.finish_answer: rest})
+        elif word == "policy":
+            self.show_policy()
+        elif word == "instruction":
+            self.show_instruction()
+        else:
+            refuse(f"unknown command {word!r}; type help for the commands")
+
+    def handle_call(self, rest: str) -> None:
+        name, _, text = rest.partition(" ")
+        if not name:
+            return refuse("usage: call NAME {json arguments}")
+        if self.find_tool(name) is None:
+            return
+        text = text.strip()
+        try:
+            args = json.loads(text) if text else {}
+        except json.JSONDecodeError as exc:
+            return refuse(f"the arguments are not JSON ({exc.msg} at column {exc.colno}); nothing was called")
+        if not isinstance(args, dict):
+            return refuse('the arguments must be a JSON object, e.g. {"order_id": "ORD-1005"}; nothing was called')
+        self.call(name, args)
+
+    def handle_say(self, message: str) -> None:
+        if self.task.user is None:
+            return refuse("this task has no operator to talk to; nothing was sent")
+        if not message:
+            return refuse("usage: say MESSAGE")
+        self.call(USER_TOOL, {"message": message})
+
+    def find_tool(self, name: str) -> Any:
+        tool = self.episode.tools.get(name)
+        if tool is None:
+            close = difflib.get_close_matches(name, list(self.episode.tools), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else "; type tools for the list"
+            refuse(f"unknown tool {name!r}{hint}")
+        return tool
+
+    def call(self, name: str, args: dict[str, Any]) -> Outcome:
+        outcome = self.episode.call(name, args)
+        _print_json(outcome.to_dict())
+        if outcome.ok and name == USER_TOOL:
+            console.print(f"[green]operator[/green]: {escape(str(outcome.result.get('reply', '')))}", highlight=False)
+        if self.episode.done:
+            console.print("[bold]the episode has ended[/bold]", highlight=False)
+        return outcome
+
+    def play(self, lines: Any) -> None:
+        """Read commands until the episode ends, the player quits or the input ends."""
+        for line in lines:
+            if line.strip() and not interactive():
+                console.print(f"[dim]> {escape(line.rstrip())}[/dim]", highlight=False)
+            self.handle(line)
+            if self.quit or self.episode.done:
+                break
+        if not self.episode.done:
+            console.print("[yellow]left unfinished[/yellow]", highlight=False)
+
+
+def refuse(message: str) -> None:
+    console.print(f"[red]error[/red]: {escape(message)}", highlight=False)
+
+
+def _print_json(value: Any) -> None:
+    console.print(escape(json.dumps(value, indent=2, ensure_ascii=False)), highlight=False, soft_wrap=True)
+
+
+def policy_path(world: World) -> Path | None:
+    """Where the world's written policy is, if it has one."""
+    path = world.folder / "policy.md"
+    return path if path.is_file() else None
+
+
+def interactive() -> bool:
+    try:
+        return sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def input_lines() -> Any:
+    """Lines from stdin until its end (or Ctrl-C); with a terminal, prompted and line-edited."""
+    if interactive():
+        with contextlib.suppress(ImportError):
+            import readline  # noqa: F401  (line editing and history for input())
+    while True:
+        try:
+            yield input("play> " if interactive() else "")
+        except (EOFError, KeyboardInterrupt):
+            if interactive():
+                print()
+            return
+
+
+@command("play")
+def play(
+    task: Annotated[str, typer.Argument(help="Task id, world/name")],
+    out: Annotated[Path | None, typer.Option(help="Episode file to write (must not exist)")] = None,
+    runs_dir: Annotated[Path, typer.Option(help="Where episodes are written")] = Path("runs/play"),
+    reward: Annotated[str | None, typer.Option(help="default, shaped or rubric (the task's own by default)")] = None,
+    policy: Annotated[bool, typer.Option("--policy", help="Print the world's policy text at the start")] = False,
+) -> None:
+    """Play a task yourself, as the agent, at the terminal; the episode is graded when it ends."""
+    found = get_task(task)
+    check_reward_mode(found, reward)
+    path = _episode_path(found.id, "play", out, runs_dir)
+    with Episode.start(found, path) as episode:
+        session = PlaySession(episode)
+        session.introduce()
+        if policy:
+            session.show_policy()
+        session.play(input_lines())
+    _show_grade(grade(path, reward), False)
+    console.print(f"re-grade with: simtenant grade {escape(str(path))}", highlight=False)
