@@ -294,12 +294,21 @@ def execute(
     workers: int,
     on_result: Callable[[dict[str, Any]], None] | None = None,
     display: AbstractContextManager[Any] | None = None,
+    *,
+    backend: str = "local",
+    address: str | None = None,
 ) -> None:
     """Play the jobs in ``workers`` processes, appending each record to results.jsonl as it finishes.
 
     ``display`` (a progress bar) is entered once the workers exist: they are forked from a process
-    with no other thread running."""
+    with no other thread running. With ``backend`` "ray" every episode is a Ray task instead (on a
+    local Ray instance, or on the cluster at ``address``); the records are handled the same way."""
     if not jobs:
+        return
+    if backend == "ray":
+        from .evaluation_ray import execute_ray
+
+        execute_ray(jobs, out, workers, on_result=on_result, display=display, address=address)
         return
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
@@ -311,31 +320,48 @@ def execute(
     )
     # Every job is submitted (so every worker is forked) before the caller's progress thread runs.
     pending: set[Future[dict[str, Any]]] = {executor.submit(play_and_grade, job) for job in jobs}
+
+    def finished_records() -> Iterator[dict[str, Any]]:
+        nonlocal pending
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    raise WorkerDied(
+                        "a worker process died; the episodes recorded so far are kept: run again with --resume"
+                    ) from None
+
+    collect(finished_records(), out, on_result, display, stop=lambda: _stop(executor))
+    executor.shutdown(wait=True)
+
+
+def collect(
+    records: Iterable[dict[str, Any]],
+    out: Path,
+    on_result: Callable[[dict[str, Any]], None] | None,
+    display: AbstractContextManager[Any] | None,
+    stop: Callable[[], None],
+) -> None:
+    """Append every record to results.jsonl as it comes (one whole line each, flushed), telling
+    ``on_result``; SIGTERM is handled as Ctrl-C, and on any interruption ``stop`` ends the workers."""
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _stop_on_sigterm)
     try:
         with display or nullcontext(), (Path(out) / RESULTS).open("a") as results:
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    try:
-                        record = future.result()
-                    except BrokenProcessPool:
-                        raise WorkerDied(
-                            "a worker process died; the episodes recorded so far are kept: run again with --resume"
-                        ) from None
-                    results.write(json.dumps(record, ensure_ascii=False) + "\n")
-                    results.flush()
-                    if on_result is not None:
-                        on_result(record)
+            for record in records:
+                results.write(json.dumps(record, ensure_ascii=False) + "\n")
+                results.flush()
+                if on_result is not None:
+                    on_result(record)
     except BaseException:
-        _stop(executor)
+        stop()
         raise
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-    executor.shutdown(wait=True)
 
 
 def _stop(executor: ProcessPoolExecutor) -> None:

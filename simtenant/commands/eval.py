@@ -74,11 +74,19 @@ def eval_command(
         str | None, typer.Option(help="Agent option: the operator model's API key variable")
     ] = None,
     runs_dir: Annotated[Path, typer.Option(help="Where runs are written when --out is not given")] = Path("runs"),
+    backend: Annotated[
+        str, typer.Option(help="local (worker processes) or ray (a Ray task per episode; pip install 'simtenant[ray]')")
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="With --backend ray: the cluster's address (default: a local Ray instance)")
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Play tasks × trials in parallel, grade every episode into OUT/results.jsonl, and summarise."""
     from ..agents import check_agent
+    from ..evaluation_ray import check_backend
 
+    check_backend(backend, address)
     chosen = evaluation.match_tasks(tasks)
     check_agent(agent, actions)
     for task in chosen:
@@ -122,7 +130,7 @@ def eval_command(
         progress.update(bar, advance=1, rate=rate, errors=tally["errors"])
 
     try:
-        evaluation.execute(jobs, out, workers, on_result=finished, display=progress)
+        evaluation.execute(jobs, out, workers, on_result=finished, display=progress, backend=backend, address=address)
     except KeyboardInterrupt:
         progress_console.print(
             f"[yellow]interrupted[/yellow]: {tally['done']} of {len(jobs)} episodes recorded in {out}; "
