@@ -5,58 +5,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
+# the episode fixture and the ok / refused helpers are the incident tests' own
+from test_itsm_incidents import AGENT, MANAGER, REPORTER, Rows, ep, ok, refused  # noqa: F401
 
 from simtenant.episode import Episode
-from simtenant.task import Task
-
-AGENT, MANAGER, REPORTER = "USR-0003", "USR-0002", "USR-0005"
-Rows = Callable[[Path], dict[str, list[tuple]]]
-
-
-@pytest.fixture
-def ep(tmp_path: Path) -> Iterator[Episode]:
-    task = Task.model_validate(
-        {
-            "id": "itsm/test",
-            "world": "itsm",
-            "description": "t",
-            "instruction": "t",
-            "current_time": "2026-05-18T09:00:00Z",
-            "actor": AGENT,
-            "gold": [],
-            "hash": "test",
-        }
-    )
-    episode = Episode.start(task, tmp_path / "e.db")
-    yield episode
-    episode.close()
-
-
-def ok(episode: Episode, tool: str, actor: str = AGENT, **args: Any) -> Any:
-    episode.actor = actor
-    outcome = episode.call(tool, args)
-    assert outcome.ok, outcome.error
-    return outcome.result
-
-
-def refused(
-    episode: Episode, rows: Rows, tool: str, code: int, error: str | None = None, actor: str = AGENT, **args: Any
-) -> dict[str, Any]:
-    """The call fails with ``code`` (and ``error``) and the world's rows are unchanged."""
-    before = rows(episode.path)
-    episode.actor = actor
-    outcome = episode.call(tool, args)
-    assert not outcome.ok, outcome.result
-    assert outcome.error["code"] == code, outcome.error
-    if error is not None:
-        assert outcome.error["error"] == error, outcome.error
-    assert rows(episode.path) == before
-    return outcome.error
 
 
 def audits(episode: Episode, tool: str) -> list[tuple]:
