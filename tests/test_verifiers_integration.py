@@ -1,6 +1,7 @@
-"""simtenant.integrations.verifiers without the verifiers package: the plain-Python layer (dataset rows,
-tool functions bound to a rollout's episode, the reward), the clear error when verifiers is missing, and
-the thin environment layer driven through a stand-in for the verifiers API."""
+"""simtenant.integrations.verifiers: without the verifiers package, the plain-Python layer (dataset rows,
+tool functions bound to a rollout's episode, the reward) and the clear error when verifiers is missing;
+with it (verifiers.v1, skipped otherwise), the environment built and whole rollouts run through verifiers'
+own episode runner against a scripted OpenAI-compatible model on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import inspect
 import json
 import subprocess
 import sys
-import types
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from pydantic import create_model
@@ -195,80 +199,154 @@ def test_episodes_dir_keeps_the_episode_files(tmp_path: Path) -> None:
     assert path.exists()
 
 
-# -- the thin layer, through a stand-in for the verifiers API ---------------------------------------
+# -- the thin layer, with the real verifiers.v1 (skipped where verifiers is not installed, as in CI) --------
 
 
-def fake_verifiers(with_stop: bool) -> tuple[types.ModuleType, types.ModuleType]:
-    """The parts of the verifiers API the thin layer uses: StatefulToolEnv (add_tool with args_to_skip,
-    setup_state, update_tool_args, is_completed or @vf.stop), Rubric; and datasets.Dataset.from_list."""
-    vf = types.ModuleType("verifiers")
+class ScriptedModel(BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat endpoint that answers the n-th model turn of a rollout with the n-th
+    scripted tool call (a name and its arguments, as JSON text or a value), then with plain text.
+    Records every request it saw; ``status`` other than 200 answers every turn with that error."""
 
-    class StatefulToolEnv:
-        def __init__(self, tools: list | None = None, max_turns: int = 10, **kwargs: Any) -> None:
-            self.tool_map: dict[str, Any] = {}
-            self.skipped_args: dict[str, list[str]] = {}
-            self.max_turns = max_turns
-            self.options = kwargs
+    script: ClassVar[list[tuple[str, Any]]] = []
+    status: ClassVar[int] = 200
+    seen: ClassVar[list[dict]] = []
 
-        def add_tool(self, tool: Any, args_to_skip: list[str] | None = None) -> None:
-            self.tool_map[tool.__name__] = tool
-            self.skipped_args[tool.__name__] = list(args_to_skip or [])
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append(body)
+        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if turn < len(type(self).script):
+            name, args = type(self).script[turn]
+            arguments = args if isinstance(args, str) else json.dumps(args)
+            call = {"id": f"call-{turn}", "type": "function", "function": {"name": name, "arguments": arguments}}
+            choice = {"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "tool_calls": [call]}}
+        else:
+            choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Done."}}
+        answer = {"id": f"cmpl-{turn}", "object": "chat.completion", "created": 0, "model": body["model"]}
+        ok = type(self).status == 200
+        data = json.dumps(answer | {"choices": [choice]} if ok else {"error": {"message": "down"}}).encode()
+        self.send_response(type(self).status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
-        async def setup_state(self, state: dict, **kwargs: Any) -> dict:
-            return state
-
-        async def is_completed(self, messages: Any, state: dict, **kwargs: Any) -> bool:
-            return False
-
-    class Rubric:
-        def __init__(self, funcs: list, weights: list) -> None:
-            self.funcs, self.weights = funcs, weights
-
-    vf.StatefulToolEnv = StatefulToolEnv  # type: ignore[attr-defined]
-    vf.Rubric = Rubric  # type: ignore[attr-defined]
-    if with_stop:
-
-        def stop(fn: Any) -> Any:
-            fn.is_stop = True
-            return fn
-
-        vf.stop = stop  # type: ignore[attr-defined]
-    datasets = types.ModuleType("datasets")
-
-    class Dataset(list):
-        @classmethod
-        def from_list(cls, rows: list) -> Dataset:
-            return cls(rows)
-
-    datasets.Dataset = Dataset  # type: ignore[attr-defined]
-    return vf, datasets
+    def log_message(self, *_args: object) -> None:
+        pass
 
 
-@pytest.mark.parametrize("with_stop", [True, False])
-def test_the_environment_layer_plays_a_gold_rollout(monkeypatch: pytest.MonkeyPatch, with_stop: bool) -> None:
-    vf, datasets = fake_verifiers(with_stop)
-    monkeypatch.setitem(sys.modules, "verifiers", vf)
-    monkeypatch.setitem(sys.modules, "datasets", datasets)
-    env = st.load_environment(world="commerce", task_ids=["refund-damaged-item"], max_turns=12)
+@pytest.fixture
+def vf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """verifiers.v1, its local runtimes' working folders under ``tmp_path`` rather than the home cache."""
+    module = pytest.importorskip("verifiers.v1")
+    monkeypatch.setattr("verifiers.v1.runtimes.subprocess.CACHE_DIR", tmp_path / "verifiers-cache")
+    return module
+
+
+@pytest.fixture
+def model(vf: Any) -> Iterator[Any]:
+    """A ``vf.ModelContext`` for the scripted model, served on 127.0.0.1."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), ScriptedModel)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    ScriptedModel.script, ScriptedModel.status, ScriptedModel.seen = [], 200, []
+    client = vf.EvalClientConfig(
+        base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", api_key_var="SIMTENANT_TEST_SCRIPTED_KEY"
+    )
+    yield vf.ModelContext(model="scripted", client=client)
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+def play(env: Any, model: Any) -> Any:
+    """One rollout of the environment's (first) task, through verifiers' own episode runner."""
+    task = next(iter(env.taskset))
+
+    async def episode() -> Any:
+        async with env.serving():
+            return await env.run_episode(task, model)
+
+    return asyncio.run(episode())
+
+
+@contextmanager
+def environment(*args: Any, **kwargs: Any) -> Iterator[Any]:
+    """``load_environment``'s environment, its rollouts closed (and temporary folder removed) after."""
+    env = st.load_environment(*args, **kwargs)
     try:
-        assert env.max_turns == 12
-        assert env.options["dataset"] == st.dataset_rows("commerce", [REFUND])
-        assert set(env.tool_map) == {t.name for t in get_world("commerce").all_tools()}
-        assert all(skipped == [st.HIDDEN] for skipped in env.skipped_args.values())
-
-        def ended(state: dict) -> bool:
-            if with_stop:
-                assert env.episode_ended.is_stop
-                return asyncio.run(env.episode_ended(state))
-            return asyncio.run(env.is_completed([], state))
-
-        state = asyncio.run(env.setup_state({"info": env.options["dataset"][0]["info"]}))
-        for call in get_task(REFUND).gold:
-            assert not ended(state)
-            answer = env.tool_map[call.tool](**env.update_tool_args(call.tool, call.args, [], state))
-            assert "error" not in json.loads(answer)
-        assert ended(state)
-        [reward] = env.options["rubric"].funcs
-        assert reward(state=state, completion=[], answer="") == 1.0
+        yield env
     finally:
-        env.rollouts.close()
+        env.taskset.rollouts.close()
+
+
+def test_load_environment_builds_a_v1_environment_over_the_chosen_tasks(vf: Any) -> None:
+    with environment(world="commerce", task_ids=["refund-damaged-item"], max_turns=12) as env:
+        assert isinstance(env, vf.SingleAgentEnv)
+        assert env.config.taskset.id == st.TASKSET_ID and env.config.taskset.task_ids == [REFUND]
+        assert env.config.agent.max_turns == 12 and env.config.agent.runtime.type == "subprocess"
+        assert env.config.agent_harnesses()["agent"].id == st.TASKSET_ID  # the taskset's own harness
+        [row] = st.dataset_rows("commerce", [REFUND])
+        [task] = list(env.taskset)
+        assert task.key == task.data.id == REFUND and task.data.info == row["info"] == {"task": REFUND}
+        assert [task.data.system_prompt, task.data.prompt] == [m["content"] for m in row["prompt"]]
+    assert st.register_plugin(vf) is sys.modules[st.TASKSET_ID]  # registered once per process
+    with pytest.raises(InvalidArgument) as caught:
+        st.load_environment(world="commerce", taskset={})
+    assert caught.value.to_dict()["error"] == "reserved_option"
+    with pytest.raises(InvalidArgument) as caught:
+        st.load_environment(world="commerce", no_such_option=1)
+    assert caught.value.to_dict()["error"] == "invalid_options"
+    with pytest.raises(InvalidArgument):
+        st.load_environment(world="commerce", agent={"max_turns": "many"})
+
+
+@pytest.mark.parametrize("task_id", [REFUND, UNLOCK])
+def test_a_scripted_model_playing_the_gold_calls_through_a_v1_rollout_scores_1(model: Any, task_id: str) -> None:
+    task = get_task(task_id)
+    ScriptedModel.script = [(call.tool, call.args) for call in task.gold]
+    with environment(world=task.world, task_ids=[task_id]) as env:
+        [trace] = play(env, model).traces
+        assert trace.ok and trace.errors == [], trace.errors
+        assert trace.reward == 1.0 and set(trace.rewards) == {"simtenant"}
+        assert trace.info["simtenant"] == {
+            "task": task_id,
+            "reward_mode": task.reward,
+            "reward": 1.0,
+            "completed": True,
+            "steps": len(task.gold),
+        }
+        assert trace.num_turns == len(task.gold)  # the episode ended at the last gold call: no further turn
+        assert trace.stop_condition == "agent_completed"
+        first, last = ScriptedModel.seen[0], ScriptedModel.seen[-1]
+        assert first["model"] == "scripted"
+        assert first["messages"] == st.dataset_rows(task.world, [task_id])[0]["prompt"]
+        assert first["tools"] == [t.openai() for t in st.catalogue(task.world, [task])]
+        results = [json.loads(m["content"]) for m in last["messages"] if m["role"] == "tool"]
+        assert len(results) == len(task.gold) - 1 and not any("error" in r for r in results)
+        assert env.taskset.rollouts.open == {} and list(env.taskset.rollouts.folder.iterdir()) == []
+
+
+def test_bad_calls_are_refused_and_recorded_and_max_turns_stops_an_unfinished_rollout_at_0(model: Any) -> None:
+    ScriptedModel.script = [
+        ("orders_lookup", "{not json"),
+        ("no_such_tool", {}),
+        ("orders_lookup", [1, 2]),
+        ("orders_lookup", {"order_id": "ORD-1005"}),
+    ]
+    with environment(world="commerce", task_ids=[REFUND], max_turns=3) as env:
+        [trace] = play(env, model).traces
+        assert trace.ok and trace.stop_condition == "max_turns" and trace.num_turns == 3
+        assert trace.reward == 0.0
+        assert trace.info["simtenant"]["steps"] == 3 and not trace.info["simtenant"]["completed"]
+        codes = [json.loads(m["content"])["error"]["code"] for m in ScriptedModel.seen[-1]["messages"][3::2]]
+        assert codes == [400, 404]  # the third result went to a turn that was refused
+
+
+def test_a_failed_rollout_is_not_scored_and_its_episode_is_closed(model: Any) -> None:
+    ScriptedModel.status = 500
+    with environment(world="commerce", task_ids=[REFUND]) as env:
+        [trace] = play(env, model).traces
+        assert not trace.ok and trace.reward == 0.0 and "simtenant" not in trace.info
+        assert "500" in trace.errors[-1].message
+        assert env.taskset.rollouts.open == {}

@@ -1,11 +1,11 @@
-"""simtenant as a ``verifiers`` environment (Prime Intellect's ``vf-eval`` / ``vf.ToolEnv`` family).
+"""simtenant as a ``verifiers`` environment (Prime Intellect's ``verifiers.v1``: ``vf-eval``, prime-rl).
 
     import simtenant.integrations.verifiers as st
     env = st.load_environment(world="commerce", task_ids=["refund-damaged-item"])
 
-``verifiers`` (which brings ``datasets``) is optional: this module imports without it, and only
-``load_environment`` needs it, raising ``MissingDependency`` (a structured error that is also an
-``ImportError``) naming what to install when it is absent.
+``verifiers`` (0.4 or later, whose API is ``verifiers.v1``) is optional: this module imports without
+it, and only ``load_environment`` needs it, raising ``MissingDependency`` (a structured error that is
+also an ``ImportError``) naming what to install when it is absent.
 
 Everything but the last step is plain Python, built on simtenant's public API:
 
@@ -21,23 +21,47 @@ Everything but the last step is plain Python, built on simtenant's public API:
 * ``Rollouts`` — one ``Episode`` per rollout, started in a temporary folder (``Episode.start``) and,
   when scored, closed and graded: the reward is ``simtenant.grader.grade(...).reward``.
 
-``environment`` is the thin layer: a ``vf.StatefulToolEnv`` that starts a rollout's episode in
-``setup_state``, binds the hidden argument in ``update_tool_args``, stops when the episode has ended,
-and scores with a one-function ``vf.Rubric``.
+The thin layer is a ``verifiers.v1`` plugin (``register_plugin``), which verifiers finds as the
+top-level module ``TASKSET_ID`` (registered in ``sys.modules``, as verifiers resolves plugins by id):
+
+* ``SimtenantTaskset`` — ``load()`` yields one ``SimtenantTask`` per dataset row (``system_prompt``,
+  ``prompt``, ``info``); the taskset owns the environment's ``Rollouts``.
+* ``SimtenantTask`` — ``setup`` starts the rollout's episode (its key kept in the trace's state, which
+  is never serialized nor shown to the model); its one ``@vf.reward``, ``simtenant``, is the grade.
+* ``SimtenantHarness`` — the taskset's default harness: an in-process tool loop. Every model turn goes
+  through verifiers' interception endpoint (so turns, limits and sampling are verifiers'); every tool
+  call goes through the tool functions into the rollout's episode; it stops when the episode has
+  ended (the ending tool, or the operator's ###STOP###) or the model answers without a tool call.
+
+``load_environment`` returns the ``vf.SingleAgentEnv`` built from a ``vf.SingleAgentEnvConfig`` naming
+that taskset, its agent on the local subprocess runtime. Run a rollout with verifiers' own API:
+
+    async with env.serving():
+        ctx = vf.ModelContext(model=..., client=vf.EvalClientConfig(base_url=..., api_key_var=...))
+        episode = await env.run_episode(next(iter(env.taskset)), ctx)  # episode.traces[0].reward
+
+Tasksets resolve by id in-process only: ``vf-eval`` (which imports a taskset package by id) cannot
+find this one unless a process has called ``register_plugin`` first.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import inspect
 import json
 import shutil
+import sys
 import tempfile
 import threading
+import types
 import uuid
 import weakref
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, get_type_hints
+
+from pydantic import ValidationError
 
 from ..episode import Episode
 from ..errors import Conflict, InvalidArgument, NotFound, SimtenantError
@@ -47,16 +71,19 @@ from ..task import Task
 from ..tools import Tool
 from ..world import World, get_task, get_world
 
-INSTALL = "pip install verifiers"  # the optional package this integration needs (it brings `datasets`)
+INSTALL = "pip install verifiers"  # the optional package this integration needs (0.4 or later: verifiers.v1)
+TASKSET_ID = "simtenant_verifiers"  # the verifiers plugin id, and the name the plugin module is registered under
+RESERVED = {"taskset", "agent"}  # environment config fields load_environment sets itself
 HIDDEN = "simtenant_rollout"  # the tool argument the environment fills in and the model never sees
 RAW = "simtenant_raw_arguments"  # carries arguments that are not a plain JSON object, for the dispatcher to refuse
-STATE_KEY = "simtenant_rollout"  # where a rollout's key is kept in the verifiers state
 USER_TOOL = "send_message_to_user"
 BEGIN = "Begin. Work with the tools; when you are done, call {finish} with your final answer."
 
 # Starting episodes and grading build cached files whose temporary names are unique per process,
 # not per thread: one thread at a time does either.
 _CACHE_LOCK = threading.Lock()
+# The environments' rollouts in this process, by key (a rollout's trace state names its environment's).
+_ENVIRONMENTS: weakref.WeakValueDictionary[str, Rollouts] = weakref.WeakValueDictionary()
 
 
 class MissingDependency(SimtenantError, ImportError):
@@ -66,20 +93,22 @@ class MissingDependency(SimtenantError, ImportError):
     error = "missing_dependency"
 
 
-def require_verifiers() -> tuple[Any, Any]:
-    """The ``verifiers`` and ``datasets`` modules, or ``MissingDependency`` saying what to install."""
+def require_verifiers() -> Any:
+    """``verifiers.v1``, or ``MissingDependency`` saying what to install."""
     try:
-        import verifiers as vf
-        from datasets import Dataset
+        import verifiers.v1 as vf
     except ImportError as exc:
         missing = exc.name or "verifiers"
+        if missing.split(".")[0] == "verifiers":  # absent, or too old to have verifiers.v1
+            missing = "verifiers"
         failure = MissingDependency(
-            f"simtenant.integrations.verifiers needs the optional package {missing!r}, which is not installed; "
-            f"install it with `{INSTALL}` (the simtenant package itself does not require it)"
+            f"simtenant.integrations.verifiers needs the optional package 'verifiers' (0.4 or later, whose API is "
+            f"verifiers.v1), and {missing!r} could not be imported; install or upgrade it with `{INSTALL}` "
+            "(the simtenant package itself does not require it)"
         )
         failure.name = missing
         raise failure from None
-    return vf, Dataset
+    return vf
 
 
 # -- tasks and prompts -------------------------------------------------------------------------------
@@ -310,63 +339,211 @@ def load_environment(
     reward: str | None = None,
     episodes_dir: str | None = None,
     max_turns: int = 30,
+    agent: dict[str, Any] | None = None,
     **kwargs: Any,
 ) -> Any:
-    """A ``verifiers`` environment over a world's tasks (all, or ``task_ids``), for ``vf-eval``.
+    """A ``verifiers.v1`` environment (a ``vf.SingleAgentEnv``) over a world's tasks (all, or ``task_ids``).
 
     ``reward`` grades with another reward mode than each task's own (default, shaped, rubric);
     ``episodes_dir`` keeps every rollout's episode file there (by default they live in a temporary
-    folder and are removed once scored); other keyword arguments go to the environment's constructor.
+    folder and are removed once scored); ``max_turns`` caps a rollout's model turns. ``agent`` holds
+    other fields of the agent's ``vf.AgentConfig`` (``timeout``, ``max_total_tokens``, ...; it runs on
+    the local subprocess runtime with simtenant's harness unless told otherwise); other keyword
+    arguments are fields of the ``vf.SingleAgentEnvConfig`` (``timeout``, ``retries``, ...).
     """
-    vf, dataset_type = require_verifiers()
+    vf = require_verifiers()
     tasks = select_tasks(world, task_ids)
     for task in tasks:
         check_reward_mode(task, reward)
-    rollouts = Rollouts(reward, episodes_dir)
-    return environment(
-        vf,
-        dataset_type.from_list(rows(tasks)),
-        tool_functions(catalogue(world, tasks)),
-        rollouts,
-        max_turns=max_turns,
-        **kwargs,
-    )
+    if RESERVED & set(kwargs):
+        names = ", ".join(sorted(RESERVED & set(kwargs)))
+        raise InvalidArgument(f"load_environment sets {names} itself", error="reserved_option")
+    plugin = register_plugin(vf)
+    try:
+        config = vf.SingleAgentEnvConfig(
+            taskset=plugin.SimtenantTasksetConfig(
+                id=TASKSET_ID,
+                world=tasks[0].world,
+                task_ids=[t.id for t in tasks],
+                reward=reward,
+                episodes_dir=episodes_dir,
+            ),
+            agent=vf.AgentConfig(**{"runtime": vf.SubprocessConfig(), "max_turns": max_turns, **(agent or {})}),
+            **kwargs,
+        )
+    except ValidationError as exc:
+        raise InvalidArgument(f"invalid environment options: {exc}", error="invalid_options") from None
+    return vf.load_environment(config)
 
 
-def environment(vf: Any, dataset: Any, tools: list[Callable[..., str]], rollouts: Rollouts, **kwargs: Any) -> Any:
-    """The thin layer: a ``vf.StatefulToolEnv`` over ``rollouts``."""
+def rollouts_of(key: str) -> Rollouts:
+    """The rollouts of the environment registered under ``key`` in this process."""
+    found = _ENVIRONMENTS.get(key) if key else None
+    if found is None:
+        raise NotFound(f"no simtenant environment {key!r} in this process", error="unknown_environment")
+    return found
 
-    def simtenant_reward(state: Any, **_: Any) -> float:
-        """simtenant's grade of the rollout's episode."""
-        return rollouts.reward(state[STATE_KEY])
 
-    class SimtenantEnv(vf.StatefulToolEnv):  # type: ignore[misc, name-defined]
-        def __init__(self, **options: Any) -> None:
-            super().__init__(tools=[], **options)
-            self.rollouts = rollouts
-            for function in tools:
-                self.add_tool(function, args_to_skip=[HIDDEN])
+def run_call(functions: dict[str, Callable[..., str]], rollout: Rollout, name: str, arguments: str | None) -> str:
+    """One tool call as the model sent it (``arguments`` is its JSON text): through the tool's function,
+    or, for a name no tool has, straight to the dispatcher, which refuses and records it."""
+    try:
+        args = json.loads(arguments or "{}")
+    except ValueError:
+        args = arguments  # not JSON: passed on whole, for the dispatcher to refuse
+    function = functions.get(name)
+    if function is None:
+        return rollout.call(name, args)
+    return function(**bind_arguments(rollout, args))
 
-        async def setup_state(self, state: Any, **options: Any) -> Any:
-            state = await super().setup_state(state, **options)
-            state[STATE_KEY] = rollouts.start(task_of(state.get("info")))
-            return state
 
-        def update_tool_args(
-            self, tool_name: str, tool_args: dict, messages: Any, state: Any, **options: Any
-        ) -> dict[str, Any]:
-            return bind_arguments(rollouts.get(state[STATE_KEY]), tool_args)
+def register_plugin(vf: Any) -> types.ModuleType:
+    """The ``verifiers.v1`` plugin module, registered in ``sys.modules`` as ``TASKSET_ID``: verifiers
+    resolves a taskset (and its default harness) by importing a top-level module named by the
+    taskset's id that exports the plugin classes in ``__all__``. Built once per process."""
+    module = sys.modules.get(TASKSET_ID)
+    if module is not None:
+        if getattr(module, "SIMTENANT_PLUGIN", False):
+            return module
+        raise Conflict(f"another module is already imported as {TASKSET_ID!r}", error="plugin_conflict")
+    module = types.ModuleType(TASKSET_ID, "simtenant's verifiers.v1 plugin (see simtenant.integrations.verifiers).")
+    classes = _plugin_classes(vf)
+    for cls in classes:
+        cls.__module__, cls.__qualname__ = TASKSET_ID, cls.__name__
+        setattr(module, cls.__name__, cls)
+    module.__all__ = ["SimtenantTaskset", "SimtenantHarness"]  # type: ignore[attr-defined]
+    module.SIMTENANT_PLUGIN = True  # type: ignore[attr-defined]
+    sys.modules[TASKSET_ID] = module
+    return module
 
-        if hasattr(vf, "stop"):  # newer verifiers: stop conditions are decorated methods
 
-            @vf.stop
-            async def episode_ended(self, state: Any) -> bool:
-                return rollouts.done(state.get(STATE_KEY))
+def _plugin_classes(vf: Any) -> list[type]:
+    """The thin layer: a taskset whose tasks start a rollout's episode in ``setup`` and score it with
+    simtenant's grade, and the harness that plays them — the model (through verifiers' interception,
+    so every turn is on the trace) calling the episode's tools in this process, until the episode ends
+    or the model stops calling tools."""
 
-        else:
+    class SimtenantTasksetConfig(vf.TasksetConfig):  # type: ignore[misc, name-defined]
+        world: str = "commerce"
+        task_ids: list[str] | None = None
+        reward: str | None = None
+        episodes_dir: str | None = None
 
-            async def is_completed(self, messages: Any, state: Any, **options: Any) -> bool:
-                return rollouts.done(state.get(STATE_KEY)) or await super().is_completed(messages, state, **options)
+    class SimtenantData(vf.TaskData):  # type: ignore[misc, name-defined]
+        info: dict[str, Any]
+        """``{"task": <task id>}``, as the dataset row's ``info``."""
 
-    rubric = vf.Rubric(funcs=[simtenant_reward], weights=[1.0])
-    return SimtenantEnv(dataset=dataset, eval_dataset=dataset, rubric=rubric, **kwargs)
+    class SimtenantState(vf.State):  # type: ignore[misc, name-defined]
+        environment: str = ""
+        rollout: str = ""
+
+    class SimtenantTask(vf.Task[SimtenantData, SimtenantState, vf.TaskConfig]):  # type: ignore[misc, name-defined]
+        environment = ""  # the key of the taskset's rollouts, set when the taskset yields the task
+
+        @property
+        def key(self) -> str:
+            return self.data.id or self.hash
+
+        async def setup(self, trace: Any) -> None:
+            rollouts = rollouts_of(self.environment)
+            trace.state.environment = self.environment
+            trace.state.rollout = await asyncio.to_thread(rollouts.start, task_of(self.data.info))
+
+        @vf.reward
+        async def simtenant(self, trace: Any) -> float:
+            """simtenant's grade of the rollout's episode (closed, graded and, unless kept, removed)."""
+            result = await asyncio.to_thread(rollouts_of(trace.state.environment).finish, trace.state.rollout)
+            graded = result.to_dict()
+            summary = ("task", "reward_mode", "reward", "completed", "steps")
+            trace.info["simtenant"] = {key: graded[key] for key in summary}
+            return result.reward
+
+    class SimtenantTaskset(vf.Taskset[SimtenantTask, SimtenantTasksetConfig]):  # type: ignore[misc, name-defined]
+        def __init__(self, config: Any) -> None:
+            super().__init__(config)
+            self.tasks = select_tasks(config.world, config.task_ids)
+            for task in self.tasks:
+                check_reward_mode(task, config.reward)
+            self.rollouts = Rollouts(config.reward, config.episodes_dir)
+            self.key = uuid.uuid4().hex
+            _ENVIRONMENTS[self.key] = self.rollouts
+
+        def load(self) -> Iterable[Any]:
+            for row in rows(self.tasks):
+                system, user = row["prompt"]
+                data = SimtenantData(
+                    id=row["info"]["task"],
+                    name=row["info"]["task"],
+                    system_prompt=system["content"],
+                    prompt=user["content"],
+                    info=row["info"],
+                )
+                task = SimtenantTask(data, self.config.task)
+                task.environment = self.key
+                yield task
+
+    class SimtenantHarnessConfig(vf.HarnessConfig):  # type: ignore[misc, name-defined]
+        pass
+
+    class SimtenantHarness(vf.Harness[SimtenantHarnessConfig]):  # type: ignore[misc, name-defined]
+        APPENDS_SYSTEM_PROMPT = True
+        EXECUTES_CODE = False
+        NEEDS_CONTAINER = False
+
+        async def launch(
+            self,
+            ctx: Any,
+            trace: Any,
+            runtime: Any,
+            endpoint: str,
+            secret: str,
+            mcp_urls: dict[str, str],
+            data: Any,
+        ) -> Any:
+            from openai import AsyncOpenAI
+
+            state = trace.state
+            rollout = rollouts_of(getattr(state, "environment", "")).get(getattr(state, "rollout", ""))
+            task = rollout.episode.task
+            tools = catalogue(task.world, [task])
+            functions = {f.__name__: f for f in tool_functions(tools)}
+            system, opening = self.resolve_text_prompt(data)
+            messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+            messages += [{"role": "user", "content": opening}] if opening else []
+            reply = ""
+            async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
+                while not rollout.done:
+                    completion = await client.chat.completions.create(
+                        model=ctx.model, messages=messages, tools=[t.openai() for t in tools]
+                    )
+                    message = completion.choices[0].message
+                    messages.append(message.model_dump(exclude_none=True))
+                    reply = message.content or ""
+                    if not message.tool_calls:
+                        break
+                    for call in message.tool_calls:
+                        content = await asyncio.to_thread(
+                            run_call, functions, rollout, call.function.name, call.function.arguments
+                        )
+                        messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+            return vf.ProgramResult(exit_code=0, stdout=reply, stderr="")
+
+        async def cleanup(self, trace: Any, runtime: Any) -> None:
+            """A rollout that was never scored (it failed) is closed here."""
+            rollouts = _ENVIRONMENTS.get(getattr(trace.state, "environment", ""))
+            key = getattr(trace.state, "rollout", "")
+            if rollouts is None or not key:
+                return
+            with contextlib.suppress(NotFound):
+                rollouts.get(key)
+                await asyncio.to_thread(rollouts.finish, key)
+
+    return [
+        SimtenantTasksetConfig,
+        SimtenantData,
+        SimtenantState,
+        SimtenantTask,
+        SimtenantTaskset,
+        SimtenantHarnessConfig,
+        SimtenantHarness,
+    ]
