@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 from sqlalchemy import select
 
-from ...errors import Conflict, Forbidden, InvalidArgument, NotFound
+from ...errors import Conflict, Forbidden, InvalidArgument
 from ...schema.itsm.changes import (
     CHANGE_CATEGORIES,
     CHANGE_STATUSES,
@@ -24,7 +24,22 @@ from ...schema.itsm.cmdb import ConfigurationItem
 from ...schema.itsm.identity import GroupMember, SysUser, UserGroup
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
-from .common import Page, PerPage, acting_user, apply_updates, audit, filled, get_in_scope, paged, require, scoped
+from .common import (
+    OrgId,
+    Page,
+    PerPage,
+    acting_user,
+    apply_updates,
+    audit,
+    filled,
+    get_in_scope,
+    paged,
+    related,
+    require,
+    same_org,
+    scoped,
+    target_org,
+)
 from .incidents import incident_in_scope
 
 ChangeId = Annotated[str, Field(description="The change number, e.g. CHG0000201")]
@@ -69,10 +84,9 @@ def _check_time(value: str, name: str) -> str:
 
 
 def _in_org(ctx: ToolContext, model: type, key: str, org_id: str, what: str) -> Any:
-    row = ctx.session.get(model, key)
-    if row is None or row.org_id != org_id:
-        raise NotFound(f"{what} {key!r} not found")
-    return row
+    """A record the change refers to: 404 outside the acting user's scope, 400 cross_organization
+    when of another organization than the change's."""
+    return related(ctx, model, key, what, org_id)
 
 
 def _approvals(ctx: ToolContext, change_id: str) -> list[ChangeApproval]:
@@ -141,11 +155,13 @@ def create_change_request(
     backout_plan: Annotated[Text | None, Field(description="How the change is undone if it fails")] = None,
     start_at: Annotated[Moment | None, Field(description="Planned start, UTC")] = None,
     end_at: Annotated[Moment | None, Field(description="Planned end, UTC, after the start")] = None,
+    org_id: OrgId = None,
 ) -> Any:
-    """Raise a change request in state new. Whether the CAB must approve it is computed: normal
-    changes with high risk or impact 1, and every emergency change."""
-    user = require(ctx, "change", "crud")
-    org = user.org_id
+    """Raise a change request in state new, in an organization (yours by default); the requester,
+    group and CI given must be of that organization (400 cross_organization). Whether the CAB must
+    approve it is computed: normal changes with high risk or impact 1, and every emergency change."""
+    org = target_org(ctx, org_id)
+    user = require(ctx, "change", "crud", org)
     if requested_by_id is not None:
         requester = _in_org(ctx, SysUser, requested_by_id, org, "user")
         if not requester.active:
@@ -394,11 +410,11 @@ def list_change_approvals(ctx: ToolContext, change_id: ChangeId) -> Any:
 
 @tool("itsm.changes", "POST", "/itsm/changes/link-incident")
 def link_change_to_incident(ctx: ToolContext, change_id: ChangeId, incident_number: IncidentNumber) -> Any:
-    """Record that an incident is related to (e.g. caused by) a change: sets the incident's change."""
+    """Record that an incident is related to (e.g. caused by) a change of its organization: sets the
+    incident's change."""
     change = _change(ctx, change_id)
     incident = incident_in_scope(ctx, incident_number, "crud")
-    if incident.org_id != change.org_id:
-        raise Conflict(f"incident {incident_number} and change {change_id} belong to different organizations")
+    same_org(incident.org_id, change, "change request")
     if incident.change_id == change.id:
         raise Conflict(f"incident {incident_number} is already linked to change {change_id}", error="duplicate")
     if incident.change_id is not None:

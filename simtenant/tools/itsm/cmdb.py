@@ -18,7 +18,21 @@ from ...schema.itsm.cmdb import CI_CLASSES, CI_STATUSES, RELATIONS, CIRelationsh
 from ...schema.itsm.identity import Location, SysUser
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
-from .common import Page, PerPage, apply_updates, audit, find_one, get_in_scope, paged, require, scoped
+from .common import (
+    OrgId,
+    Page,
+    PerPage,
+    apply_updates,
+    audit,
+    find_one,
+    get_in_scope,
+    in_scope,
+    paged,
+    require,
+    same_org,
+    scoped,
+    target_org,
+)
 from .identity import member_user, org_location
 
 CiId = Annotated[str, Field(description="A configuration item id, e.g. CI-00001")]
@@ -57,6 +71,8 @@ def _serial(ctx: ToolContext, serial: str, except_ci: str | None = None) -> str:
     query = select(ConfigurationItem).where(func.upper(ConfigurationItem.serial_number) == serial.upper())
     taken = ctx.session.scalar(query)
     if taken is not None and taken.id != except_ci:
+        if not in_scope(ctx, taken.org_id):  # serials are unique across the tenant; whose it is stays hidden
+            raise Conflict(f"serial number {serial} is already registered", error="duplicate")
         raise Conflict(f"serial number {serial} is already registered as {taken.id} ({taken.name})", error="duplicate")
     return serial
 
@@ -124,9 +140,12 @@ def register_configuration_item(
     location_id: Annotated[str | None, Field(description="Where it is, e.g. LOC-001")] = None,
     owner_id: Annotated[str | None, Field(description="Who uses it (then it is in_use; else in_stock)")] = None,
     cost: Cost = 0.0,
+    org_id: OrgId = None,
 ) -> Any:
-    """Register a new configuration item in your organization's CMDB."""
-    org = require(ctx, "cmdb", "crud").org_id
+    """Register a new configuration item in an organization's CMDB (yours by default); its location
+    and owner must be of that organization (400 cross_organization)."""
+    org = target_org(ctx, org_id)
+    require(ctx, "cmdb", "crud", org)
     serial = _serial(ctx, serial_number) if serial_number is not None else None
     if location_id is not None:
         org_location(ctx, location_id, org)
@@ -250,13 +269,12 @@ def add_ci_relationship(
     child_id: Annotated[str, Field(description="The other CI")],
     kind: Annotated[Relation, Field(description="depends_on, runs_on or connected_to")],
 ) -> Any:
-    """Record that one CI depends on, runs on, or is connected to another (same organization)."""
+    """Record that one CI depends on, runs on, or is connected to another of the same organization
+    (400 cross_organization otherwise)."""
     if parent_id == child_id:
         raise InvalidArgument("a CI cannot be related to itself", error="invalid_value")
     parent = _ci(ctx, parent_id, "crud")
-    child = _ci(ctx, child_id)
-    if child.org_id != parent.org_id:
-        raise Conflict(f"{parent.id} and {child.id} belong to different organizations", error="cross_org")
+    child = same_org(parent.org_id, _ci(ctx, child_id), "configuration item")
     existing = _edge(ctx, parent.id, child.id, kind)
     if existing is not None:
         raise Conflict(f"{existing.parent_id} {kind} {existing.child_id} is already recorded", error="duplicate")

@@ -4,6 +4,7 @@ the audit trail, pagination and the rules that derive fields (priority, SLA cloc
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Annotated, Any, TypeVar
 
@@ -41,8 +42,41 @@ Page = Annotated[int, Field(ge=1, description="Page number, from 1")]
 PerPage = Annotated[int, Field(ge=1, le=50, description="Rows per page, at most 50")]
 
 
-def acting_user(ctx: ToolContext) -> SysUser:
-    """The task's acting user: known, active and not locked, or the call is refused."""
+OrgId = Annotated[
+    str | None,
+    Field(description="The organization to create it in (one you hold a role in), e.g. ORG-ACME; yours when omitted"),
+]
+
+_MEMO = "_itsm_grants"  # the attribute of the ToolContext (one per call) that holds the acting user's grants
+
+
+@dataclass(frozen=True)
+class Grants:
+    """The acting user and what their roles give them, read once per call: the roles they hold in
+    each organization (their scope is the organizations they hold one in) and, per organization,
+    the actions each resource allows."""
+
+    actor: str
+    user: SysUser
+    roles: dict[str, frozenset[str]]
+    rights: dict[str, dict[str, frozenset[str]]]
+
+    @property
+    def orgs(self) -> frozenset[str]:
+        return frozenset(self.roles)
+
+    def may(self, org_id: str, resource: str, action: str) -> bool:
+        """Whether the roles in ``org_id`` grant ``action`` (read, or crud which implies read) on ``resource``."""
+        granted = self.rights.get(org_id, {}).get(resource, frozenset())
+        return "crud" in granted or (action == "read" and "read" in granted)
+
+
+def grants(ctx: ToolContext) -> Grants:
+    """The acting user's grants, memoised on the call's context: one query per call, however many
+    checks the tool makes. The acting user must be known, active and not locked, or the call is refused."""
+    memo = ctx.__dict__.get(_MEMO)
+    if memo is not None and memo.actor == ctx.actor:
+        return memo
     if ctx.actor is None:
         raise Forbidden("these tools act as a user, and the task names none", error="no_actor")
     user = ctx.session.get(SysUser, ctx.actor)
@@ -50,22 +84,57 @@ def acting_user(ctx: ToolContext) -> SysUser:
         raise Forbidden(f"acting user {ctx.actor} does not exist", error="no_actor")
     if not user.active or user.locked:
         raise Forbidden(f"acting user {ctx.actor} is inactive or locked", error="inactive_actor")
-    return user
+    query = (
+        select(UserRole.org_id, UserRole.role_id, Permission.resource, Permission.action)
+        .select_from(UserRole)
+        .outerjoin(RolePermission, RolePermission.role_id == UserRole.role_id)
+        .outerjoin(Permission, Permission.id == RolePermission.permission_id)
+        .where(UserRole.user_id == user.id)
+    )
+    roles: dict[str, set[str]] = {}
+    rights: dict[str, dict[str, set[str]]] = {}
+    for org, role, resource, action in ctx.session.execute(query):
+        roles.setdefault(org, set()).add(role)
+        if resource is not None:
+            rights.setdefault(org, {}).setdefault(resource, set()).add(action)
+    memo = Grants(
+        actor=ctx.actor,
+        user=user,
+        roles={org: frozenset(r) for org, r in roles.items()},
+        rights={org: {res: frozenset(a) for res, a in by.items()} for org, by in rights.items()},
+    )
+    ctx.__dict__[_MEMO] = memo
+    return memo
+
+
+def forget_grants(ctx: ToolContext) -> None:
+    """Drop the memo, for a tool that changes the roles it was read from."""
+    ctx.__dict__.pop(_MEMO, None)
+
+
+def acting_user(ctx: ToolContext) -> SysUser:
+    """The task's acting user: known, active and not locked, or the call is refused."""
+    return grants(ctx).user
 
 
 def roles_of(session: Session, user_id: str, org_id: str) -> list[str]:
+    """The roles any user holds in ``org_id`` (read from the database, not the memo)."""
     query = select(UserRole.role_id).where(UserRole.user_id == user_id, UserRole.org_id == org_id)
     return sorted(session.scalars(query))
 
 
 def scope(ctx: ToolContext) -> list[str]:
     """The organizations the acting user holds a role in."""
-    user = acting_user(ctx)
-    return sorted(set(ctx.session.scalars(select(UserRole.org_id).where(UserRole.user_id == user.id))))
+    return sorted(grants(ctx).orgs)
+
+
+def in_scope(ctx: ToolContext, org_id: str | None) -> bool:
+    return org_id in grants(ctx).orgs
 
 
 def allowed(session: Session, user_id: str, org_id: str, resource: str, action: str) -> bool:
-    """Whether the user's roles in ``org_id`` grant ``action`` (read or crud) on ``resource``."""
+    """Whether any user's roles in ``org_id`` grant ``action`` (read or crud) on ``resource``
+    (read from the database; for the acting user use ``may``)."""
     actions = ("read", "crud") if action == "read" else ("crud",)
     query = (
         select(func.count())
@@ -82,52 +151,115 @@ def allowed(session: Session, user_id: str, org_id: str, resource: str, action: 
     return bool(session.scalar(query))
 
 
+def may(ctx: ToolContext, org_id: str, resource: str, action: str) -> bool:
+    """Whether the acting user's roles in ``org_id`` allow ``action`` on ``resource``."""
+    return grants(ctx).may(org_id, resource, action)
+
+
+def readable(ctx: ToolContext, resource: str) -> list[str]:
+    """The organizations of the acting user's scope where they may read ``resource``."""
+    memo = grants(ctx)
+    return sorted(org for org in memo.orgs if memo.may(org, resource, "read"))
+
+
 def require(ctx: ToolContext, resource: str, action: str, org_id: str | None = None) -> SysUser:
     """The acting user, if their roles allow ``action`` on ``resource`` in the organization
     (their own by default); otherwise 403."""
-    user = acting_user(ctx)
+    memo = grants(ctx)
+    user = memo.user
     org = org_id or user.org_id
-    if not allowed(ctx.session, user.id, org, resource, action):
-        roles = ", ".join(roles_of(ctx.session, user.id, org)) or "none"
+    if not memo.may(org, resource, action):
+        roles = ", ".join(sorted(memo.roles.get(org, ()))) or "none"
         verb = "read" if action == "read" else "change"
         raise Forbidden(f"{user.id} (roles: {roles}) may not {verb} {resource} records in {org}")
     return user
 
 
+def require_somewhere(ctx: ToolContext, resource: str, action: str) -> SysUser:
+    """The acting user, if their roles allow ``action`` on ``resource`` in at least one organization
+    of their scope; otherwise 403, as ``require`` says it for their own organization. Tools whose
+    organization follows from a record they look up call it first, so a user without the right
+    anywhere is refused before any look-up."""
+    memo = grants(ctx)
+    if any(memo.may(org, resource, action) for org in memo.orgs):
+        return memo.user
+    return require(ctx, resource, action)
+
+
 def require_role(ctx: ToolContext, role: str, org_id: str | None = None) -> SysUser:
-    user = acting_user(ctx)
+    memo = grants(ctx)
+    user = memo.user
     org = org_id or user.org_id
-    if role not in roles_of(ctx.session, user.id, org) and "admin" not in roles_of(ctx.session, user.id, org):
+    held = memo.roles.get(org, frozenset())
+    if role not in held and "admin" not in held:
         raise Forbidden(f"only a {role} may do this; {user.id} is not one in {org}", error="role_required")
     return user
+
+
+def target_org(ctx: ToolContext, org_id: str | None) -> str:
+    """The organization a new record is created in when no record it refers to decides it: ``org_id``
+    when given (404 unless the acting user holds a role there), else the acting user's own."""
+    if org_id is None:
+        return acting_user(ctx).org_id
+    if not in_scope(ctx, org_id):
+        raise NotFound(f"organization {org_id!r} not found")
+    return org_id
 
 
 def get_in_scope(ctx: ToolContext, model: type[T], key: Any, what: str, resource: str, action: str = "read") -> T:
     """The row with this key, if it is in the acting user's scope and they may act on it; a row
     outside their scope is reported as not found, so nothing about it leaks."""
     row = ctx.session.get(model, key)
-    if row is None or row.org_id not in scope(ctx):  # type: ignore[attr-defined]
+    if row is None or not in_scope(ctx, row.org_id):  # type: ignore[attr-defined]
         raise NotFound(f"{what} {key!r} not found")
     require(ctx, resource, action, row.org_id)  # type: ignore[attr-defined]
     return row
 
 
+def same_org(org_id: str, row: Any, what: str) -> Any:
+    """``row`` if it belongs to ``org_id`` (the organization of the record being written); else 400
+    cross_organization: a record only ever refers to records of its own organization."""
+    if row.org_id != org_id:
+        raise InvalidArgument(
+            f"{what} {_key_of(row)} belongs to {row.org_id}, not to {org_id} (the organization of the record "
+            f"written): a record only refers to records of its own organization",
+            error="cross_organization",
+        )
+    return row
+
+
+def related(ctx: ToolContext, model: type[T], key: Any, what: str, org_id: str) -> T:
+    """A record a write refers to (caller, assignee, group, CI, service, article, ...): 404 if it does
+    not exist or lies outside the acting user's scope, 400 cross_organization if it is in scope but of
+    another organization than ``org_id``, the organization of the record being written."""
+    row = ctx.session.get(model, key)
+    if row is None or not in_scope(ctx, row.org_id):  # type: ignore[attr-defined]
+        raise NotFound(f"{what} {key!r} not found")
+    return same_org(org_id, row, what)
+
+
 def find_one(ctx: ToolContext, query: Select, what: str, resource: str) -> Any:
-    """The first row of ``query`` within scope, checked for read permission; else 404."""
-    for row in ctx.session.scalars(query):
-        if row.org_id in scope(ctx):
-            require(ctx, resource, "read", row.org_id)
+    """The first row of ``query`` the acting user may read: rows outside their scope are never
+    looked at, rows in an organization where they may not read ``resource`` are skipped. 404 when
+    there is none; 403 when every match in scope is one they may not read."""
+    memo = grants(ctx)
+    entity = query.column_descriptions[0]["entity"]
+    denied = None
+    for row in ctx.session.scalars(query.where(entity.org_id.in_(sorted(memo.orgs)))):
+        if memo.may(row.org_id, resource, "read"):
             return row
+        denied = denied or row.org_id
+    if denied is not None:
+        require(ctx, resource, "read", denied)
     raise NotFound(f"{what} not found")
 
 
 def scoped(ctx: ToolContext, query: Select, model: Any, resource: str) -> Select:
     """``query`` limited to the organizations the acting user may read ``resource`` in."""
-    user = acting_user(ctx)
-    readable = [org for org in scope(ctx) if allowed(ctx.session, user.id, org, resource, "read")]
-    if not readable:
-        raise Forbidden(f"{user.id} may not read {resource} records")
-    return query.where(model.org_id.in_(readable))
+    orgs = readable(ctx, resource)
+    if not orgs:
+        raise Forbidden(f"{acting_user(ctx).id} may not read {resource} records")
+    return query.where(model.org_id.in_(orgs))
 
 
 def paged(ctx: ToolContext, query: Select, page: int, per_page: int) -> dict[str, Any]:
@@ -139,25 +271,23 @@ def paged(ctx: ToolContext, query: Select, page: int, per_page: int) -> dict[str
 
 def audit(ctx: ToolContext, tool: str, action: str, record: Any, fields: Iterable[str]) -> None:
     """Write the audit entry of a mutation: who, which tool, what, which record and fields, when."""
-    table = record.__table__
-    (pk,) = table.primary_key.columns if len(table.primary_key.columns) == 1 else (None,)
-    record_id = (
-        str(getattr(record, pk.name))
-        if pk is not None
-        else "/".join(str(getattr(record, c.name)) for c in table.primary_key.columns)
-    )
     ctx.session.add(
         AuditEntry(
             org_id=record.org_id,
             actor_id=ctx.actor,
             tool=tool,
             action=action,
-            record_table=table.name,
-            record_id=record_id,
+            record_table=record.__table__.name,
+            record_id=_key_of(record),
             fields=sorted(fields),
             created_at=ctx.timestamp,
         )
     )
+
+
+def _key_of(record: Any) -> str:
+    """The record's primary key as text (a composite key joined by /)."""
+    return "/".join(str(getattr(record, c.name)) for c in record.__table__.primary_key.columns)
 
 
 def apply_updates(record: Any, updates: dict[str, Any], writable: Iterable[str]) -> list[str]:

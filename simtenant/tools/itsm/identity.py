@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 from sqlalchemy import func, select
 
-from ...errors import Conflict, InvalidArgument, NotFound
+from ...errors import Conflict, Forbidden, InvalidArgument, NotFound
 from ...schema.itsm.cmdb import ConfigurationItem
 from ...schema.itsm.identity import (
     ACTIONS,
@@ -32,6 +32,7 @@ from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
 from .common import (
     RESOURCES,
+    OrgId,
     Page,
     PerPage,
     acting_user,
@@ -39,12 +40,18 @@ from .common import (
     apply_updates,
     audit,
     find_one,
+    forget_grants,
     get_in_scope,
+    in_scope,
     paged,
+    readable,
+    related,
     require,
+    require_somewhere,
     roles_of,
-    scope,
+    same_org,
     scoped,
+    target_org,
 )
 
 UserId = Annotated[str, Field(description="A user id, e.g. USR-0003")]
@@ -61,10 +68,9 @@ SVC = "itsm.identity"
 
 
 def member_user(ctx: ToolContext, user_id: str, org_id: str, what: str = "user") -> SysUser:
-    """A user of ``org_id`` who is active: 404 if not in that organization, 409 if inactive."""
-    user = ctx.session.get(SysUser, user_id)
-    if user is None or user.org_id != org_id or user.org_id not in scope(ctx):
-        raise NotFound(f"{what} {user_id!r} not found")
+    """A user of ``org_id`` who is active: 404 if unknown or outside the acting user's scope, 400
+    cross_organization if of another organization in it, 409 if inactive."""
+    user = related(ctx, SysUser, user_id, what, org_id)
     if not user.active:
         raise Conflict(f"{what} {user_id} ({user.name}) is not an active user", error="inactive_user")
     return user
@@ -79,11 +85,8 @@ def _group(ctx: ToolContext, group_id: str, action: str = "read") -> UserGroup:
 
 
 def org_location(ctx: ToolContext, location_id: str, org_id: str) -> Location:
-    """A location of ``org_id``, or 404."""
-    location = ctx.session.get(Location, location_id)
-    if location is None or location.org_id != org_id:
-        raise NotFound(f"location {location_id!r} not found")
-    return location
+    """A location of ``org_id``: 404 if unknown or out of scope, 400 cross_organization if of another one."""
+    return related(ctx, Location, location_id, "location", org_id)
 
 
 def _role(ctx: ToolContext, role_id: str) -> Role:
@@ -98,6 +101,8 @@ def _email(ctx: ToolContext, email: str, except_user: str | None = None) -> str:
         raise InvalidArgument(f"{email!r} is not an email address", error="invalid_value")
     taken = ctx.session.scalar(select(SysUser).where(func.lower(SysUser.email) == email))
     if taken is not None and taken.id != except_user:
+        if not in_scope(ctx, taken.org_id):  # addresses are unique across the tenant; whose it is stays hidden
+            raise Conflict(f"email {email} is already in use", error="duplicate")
         raise Conflict(f"email {email} already belongs to {taken.id} ({taken.name})", error="duplicate")
     return email
 
@@ -128,12 +133,12 @@ def _grant(ctx: ToolContext, name: str, user: SysUser, role_id: str) -> UserRole
     grant = UserRole(user_id=user.id, role_id=role_id, org_id=user.org_id)
     ctx.session.add(grant)
     audit(ctx, name, "create", grant, row_dict(grant))
+    forget_grants(ctx)  # the acting user's own roles may have changed
     return grant
 
 
 def _join(ctx: ToolContext, name: str, group: UserGroup, user: SysUser) -> GroupMember:
-    if user.org_id != group.org_id:
-        raise NotFound(f"user {user.id!r} not found")
+    same_org(group.org_id, user, "user")
     if ctx.session.get(GroupMember, (group.id, user.id)) is not None:
         raise Conflict(f"{user.id} is already a member of {group.id} ({group.name})", error="duplicate")
     member = GroupMember(group_id=group.id, user_id=user.id, org_id=group.org_id)
@@ -152,7 +157,7 @@ def get_organization(
 ) -> Any:
     """Look up an organization (yours by default): its name, kind and whether it is active."""
     org_id = org_id or acting_user(ctx).org_id
-    if org_id not in scope(ctx):
+    if not in_scope(ctx, org_id):
         raise NotFound(f"organization {org_id!r} not found")
     require(ctx, "organization", "read", org_id)
     return row_dict(ctx.get(Organization, org_id, "organization"))
@@ -235,13 +240,15 @@ def onboard_user(
     manager_id: Annotated[str | None, Field(description="Their manager's user id")] = None,
     role_ids: Annotated[list[str], Field(description="Roles to grant, e.g. ['agent']")] = [],  # noqa: B006
     group_ids: Annotated[list[str], Field(description="Groups to add them to, e.g. ['GRP-001']")] = [],  # noqa: B006
+    org_id: OrgId = None,
 ) -> Any:
-    """Onboard a new user in your organization: create the account, grant its roles and add it to its
-    groups, all in one call."""
-    actor = require(ctx, "user", "crud")
-    org = actor.org_id
+    """Onboard a new user in an organization (yours by default): create the account, grant its roles
+    there and add it to its groups, all in one call. Its location, manager and groups must be of
+    that organization (400 cross_organization)."""
+    org = target_org(ctx, org_id)
+    require(ctx, "user", "crud", org)
     role_ids, group_ids = list(dict.fromkeys(role_ids)), list(dict.fromkeys(group_ids))
-    groups = [_group(ctx, g, "crud") for g in group_ids]
+    groups = [same_org(org, _group(ctx, g, "crud"), "group") for g in group_ids]
     email = _email(ctx, email)
     if location_id is not None:
         org_location(ctx, location_id, org)
@@ -332,12 +339,14 @@ def offboard_user(ctx: ToolContext, user_id: UserId) -> Any:
             .order_by(Incident.id)
         )
     )
-    for org in sorted({g.org_id for g in grants}):
-        require(ctx, "user", "crud", org)
-    for org in sorted({m.org_id for m in members}):
-        require(ctx, "group", "crud", org)
-    for org in sorted({i.org_id for i in incidents}):
-        require(ctx, "incident", "crud", org)
+    for resource, records in (("user", grants), ("group", members), ("incident", incidents)):
+        for org in sorted({r.org_id for r in records}):
+            if not in_scope(ctx, org):  # which organization it is stays hidden
+                raise Forbidden(
+                    f"{user.id} holds {resource} records in an organization outside your scope; "
+                    "they cannot be offboarded by you"
+                )
+            require(ctx, resource, "crud", org)
     user.active = False
     audit(ctx, "offboard_user", "update", user, ["active"])
     for record in [*grants, *members]:
@@ -356,9 +365,15 @@ def offboard_user(ctx: ToolContext, user_id: UserId) -> Any:
         ctx.session.add(note)
         ctx.session.flush()
         audit(ctx, "offboard_user", "create", note, row_dict(note))
-    managed = ctx.session.scalars(select(UserGroup.id).where(UserGroup.manager_id == user.id).order_by(UserGroup.id))
+    forget_grants(ctx)
+    orgs = readable(ctx, "group")
+    managed = ctx.session.scalars(
+        select(UserGroup.id).where(UserGroup.manager_id == user.id, UserGroup.org_id.in_(orgs)).order_by(UserGroup.id)
+    )
     owned = ctx.session.scalars(
-        select(ConfigurationItem.id).where(ConfigurationItem.owner_id == user.id).order_by(ConfigurationItem.id)
+        select(ConfigurationItem.id)
+        .where(ConfigurationItem.owner_id == user.id, ConfigurationItem.org_id.in_(readable(ctx, "cmdb")))
+        .order_by(ConfigurationItem.id)
     )
     return {
         "user": _user_view(ctx, user),
@@ -397,14 +412,14 @@ def unlock_user(
 @tool(SVC, "GET", "/itsm/roles")
 def list_roles(ctx: ToolContext) -> Any:
     """List the roles (admin, manager, agent, reporter) and what each is for."""
-    require(ctx, "role", "read")
+    require_somewhere(ctx, "role", "read")  # the role definitions are shared by every organization
     return [row_dict(r) for r in ctx.session.scalars(select(Role).order_by(Role.id))]
 
 
 @tool(SVC, "GET", "/itsm/roles/permissions")
 def get_role_permissions(ctx: ToolContext, role_id: RoleId) -> Any:
     """List what a role permits: each resource with read or crud (create, change, delete)."""
-    require(ctx, "role", "read")
+    require_somewhere(ctx, "role", "read")
     role = _role(ctx, role_id)
     query = (
         select(Permission)
@@ -463,6 +478,7 @@ def revoke_role(ctx: ToolContext, user_id: UserId, role_id: RoleId) -> Any:
     audit(ctx, "revoke_role", "delete", grant, row_dict(grant))
     ctx.session.delete(grant)
     ctx.session.flush()
+    forget_grants(ctx)
     return {"user_id": user.id, "org_id": user.org_id, "roles": roles_of(ctx.session, user.id, user.org_id)}
 
 

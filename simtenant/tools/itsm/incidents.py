@@ -32,17 +32,20 @@ from .common import (
     Page,
     PerPage,
     acting_user,
-    allowed,
     apply_updates,
     audit,
     filled,
     get_in_scope,
+    in_scope,
     later,
+    may,
     paged,
     priority_of,
+    related,
     require,
     require_role,
-    scope,
+    require_somewhere,
+    same_org,
     scoped,
 )
 
@@ -85,14 +88,6 @@ def incident_in_scope(ctx: ToolContext, number: str, action: str = "read") -> In
     if action != "read" and incident.status in ("closed", "cancelled"):
         raise Conflict(f"incident {incident.id} is {incident.status}: it can no longer change", error="record_closed")
     return incident
-
-
-def related(ctx: ToolContext, model: type, key: str, what: str, org_id: str) -> Any:
-    """A record the incident refers to: it must exist in the incident's organization, else 404."""
-    row = ctx.session.get(model, key)
-    if row is None or row.org_id != org_id:  # type: ignore[attr-defined]
-        raise NotFound(f"{what} {key!r} not found")
-    return row
 
 
 def start_clock(ctx: ToolContext, tool_name: str, incident: Incident, definition: SLADefinition) -> IncidentSLA:
@@ -220,7 +215,7 @@ def _list(
 
 def _user_in_scope(ctx: ToolContext, user_id: str) -> SysUser:
     user = ctx.session.get(SysUser, user_id)
-    if user is None or user.org_id not in scope(ctx):
+    if user is None or not in_scope(ctx, user.org_id):
         raise NotFound(f"user {user_id!r} not found")
     return user
 
@@ -344,9 +339,13 @@ def create_incident(
     (impact + urgency - 1: 1 critical … 5 planning), never given. The response and resolution
     SLA clocks of that priority start now, and published knowledge articles whose keywords occur
     in the short description are linked as suggested. short_description, category, impact and
-    urgency are required unless a template supplies them."""
-    user = require(ctx, "incident", "crud")
-    org = user.org_id
+    urgency are required unless a template supplies them. The incident is opened in the caller's
+    organization, with that organization's SLAs and knowledge; the template, group, service,
+    offering and CI given must be of that organization too (400 cross_organization)."""
+    require_somewhere(ctx, "incident", "crud")
+    caller = _user_in_scope(ctx, caller_id)
+    org = caller.org_id
+    require(ctx, "incident", "crud", org)
     template = related(ctx, IncidentTemplate, template_id, "incident template", org) if template_id else None
     if template is not None:
         short_description = short_description or template.short_description
@@ -358,7 +357,6 @@ def create_incident(
     missing = [name for name, value in given.items() if value is None]
     if missing:
         raise InvalidArgument(f"missing {', '.join(missing)} (give them or a template)", error="missing_field")
-    caller = related(ctx, SysUser, caller_id, "user", org)
     if not caller.active:
         raise Conflict(f"caller {caller.id} ({caller.name}) is not an active user", error="inactive_user")
     if assignment_group_id:
@@ -653,11 +651,10 @@ def add_child_incident(
     child_number: Annotated[str, Field(description="The incident that becomes its child")],
 ) -> Any:
     """Make one incident the child of another (sets the child's parent). Both must be of the same
-    organization; an incident cannot be its own ancestor (409 cycle)."""
+    organization (400 cross_organization); an incident cannot be its own ancestor (409 cycle)."""
     parent = incident_in_scope(ctx, parent_number)
     child = incident_in_scope(ctx, child_number, "crud")
-    if parent.org_id != child.org_id:
-        raise Conflict(f"{parent.id} and {child.id} belong to different organizations", error="different_org")
+    same_org(child.org_id, parent, "parent incident")
     if child.parent_id == parent.id:
         raise Conflict(f"{child.id} is already a child of {parent.id}", error="duplicate")
     ancestor: Incident | None = parent
@@ -711,7 +708,7 @@ def list_affected_cis(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
     """List the configuration items affected by an incident (with name, class and status when
     the acting user may read the CMDB)."""
     incident = incident_in_scope(ctx, incident_number)
-    cmdb = allowed(ctx.session, acting_user(ctx).id, incident.org_id, "cmdb", "read")
+    cmdb = may(ctx, incident.org_id, "cmdb", "read")
     rows = ctx.session.execute(
         select(IncidentAffectedCI, ConfigurationItem)
         .join(ConfigurationItem, ConfigurationItem.id == IncidentAffectedCI.ci_id)

@@ -19,8 +19,22 @@ from ...schema.itsm.knowledge import (
 )
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
-from .common import Page, PerPage, apply_updates, audit, filled, get_in_scope, paged, require, require_role, scoped
-from .incidents import IncidentNumber, incident_in_scope, related
+from .common import (
+    OrgId,
+    Page,
+    PerPage,
+    apply_updates,
+    audit,
+    filled,
+    get_in_scope,
+    paged,
+    related,
+    require,
+    require_role,
+    scoped,
+    target_org,
+)
+from .incidents import IncidentNumber, incident_in_scope
 
 SERVICE = "itsm.knowledge"
 ArticleState = Literal[ARTICLE_STATES]  # type: ignore[valid-type]
@@ -99,12 +113,15 @@ def create_knowledge_article(
         Field(description="Keywords incident short descriptions are matched against, e.g. ['vpn', 'password reset']"),
     ] = None,
     visibility: Annotated[Visibility, Field(description="Who may read it")] = "internal",
+    org_id: OrgId = None,
 ) -> Any:
-    """Write a new knowledge article, as a draft authored by the acting user."""
-    user = require(ctx, "knowledge", "crud")
+    """Write a new knowledge article, as a draft authored by the acting user, in the organization
+    given (your own by default)."""
+    org = target_org(ctx, org_id)
+    user = require(ctx, "knowledge", "crud", org)
     article = KnowledgeArticle(
         id=ctx.next_id(KnowledgeArticle),
-        org_id=user.org_id,
+        org_id=org,
         title=title,
         body=body,
         category=category,

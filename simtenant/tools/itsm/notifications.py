@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 from sqlalchemy import select
 
-from ...errors import InvalidArgument
+from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.itsm.changes import ChangeRequest
 from ...schema.itsm.cmdb import ConfigurationItem
 from ...schema.itsm.identity import SysUser
@@ -19,8 +19,7 @@ from ...schema.itsm.problems import Problem
 from ...schema.itsm.services import CatalogRequest, Service
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
-from .common import Page, PerPage, audit, get_in_scope, paged, require, scoped
-from .identity import member_user
+from .common import Page, PerPage, audit, get_in_scope, in_scope, paged, require, require_somewhere, same_org, scoped
 
 # The records a notification may be about: table name → (model, permission resource).
 RECORDS: dict[str, tuple[type, str]] = {
@@ -51,20 +50,22 @@ def send_notification(
     record_id: Annotated[str | None, Field(description="The id of the record it is about, e.g. INC0001001")] = None,
 ) -> Any:
     """Send a notification to an active user, optionally about a record (give both record_table and
-    record_id)."""
+    record_id). It belongs to the recipient's organization, and the record must be of it too
+    (400 cross_organization)."""
     if (record_table is None) != (record_id is None):
         raise InvalidArgument("give record_table and record_id together, or neither", error="missing_field")
+    require_somewhere(ctx, "notification", "crud")
     recipient = ctx.session.get(SysUser, recipient_id)
-    org = recipient.org_id if recipient is not None else require(ctx, "notification", "crud").org_id
+    if recipient is None or not in_scope(ctx, recipient.org_id):
+        raise NotFound(f"recipient {recipient_id!r} not found")
+    org = recipient.org_id
     require(ctx, "notification", "crud", org)
-    recipient = member_user(ctx, recipient_id, org, "recipient")
+    if not recipient.active:
+        raise Conflict(f"recipient {recipient_id} ({recipient.name}) is not an active user", error="inactive_user")
     if record_table is not None and record_id is not None:
         model, resource = RECORDS[record_table]
-        record = get_in_scope(ctx, model, record_id, record_table.removesuffix("s").replace("_", " "), resource)
-        if record.org_id != org:
-            raise InvalidArgument(
-                f"{record_id} is not a record of {recipient.id}'s organization", error="invalid_value"
-            )
+        what = record_table.removesuffix("s").replace("_", " ")
+        same_org(org, get_in_scope(ctx, model, record_id, what, resource), what)
     notification = Notification(
         org_id=org,
         recipient_id=recipient.id,

@@ -16,7 +16,22 @@ from ...schema.itsm.incidents import Incident
 from ...schema.itsm.problems import PROBLEM_STATUSES, Problem, ProblemIncident
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
-from .common import Page, PerPage, apply_updates, audit, filled, get_in_scope, paged, priority_of, require, scoped
+from .common import (
+    OrgId,
+    Page,
+    PerPage,
+    apply_updates,
+    audit,
+    filled,
+    get_in_scope,
+    paged,
+    priority_of,
+    related,
+    require,
+    same_org,
+    scoped,
+    target_org,
+)
 from .incidents import incident_in_scope
 
 ProblemId = Annotated[str, Field(description="The problem number, e.g. PRB0000101")]
@@ -42,16 +57,11 @@ def _open_problem(ctx: ToolContext, problem_id: str) -> Problem:
 
 
 def _group_of(ctx: ToolContext, group_id: str, org_id: str) -> UserGroup:
-    group = ctx.session.get(UserGroup, group_id)
-    if group is None or group.org_id != org_id:
-        raise NotFound(f"group {group_id!r} not found")
-    return group
+    return related(ctx, UserGroup, group_id, "group", org_id)
 
 
 def _assignee(ctx: ToolContext, user_id: str, org_id: str) -> SysUser:
-    user = ctx.session.get(SysUser, user_id)
-    if user is None or user.org_id != org_id:
-        raise NotFound(f"user {user_id!r} not found")
+    user = related(ctx, SysUser, user_id, "user", org_id)
     if not user.active:
         raise Conflict(f"user {user_id} is inactive and cannot be assigned work", error="inactive_user")
     return user
@@ -101,10 +111,13 @@ def create_problem(
     description: Annotated[Text | None, Field(description="Longer description")] = None,
     assignment_group_id: Annotated[str | None, Field(description="The group to work on it, e.g. GRP-003")] = None,
     assigned_to_id: Annotated[str | None, Field(description="The user to work on it (active)")] = None,
+    org_id: OrgId = None,
 ) -> Any:
-    """Open a problem in state new. Its priority follows from impact × urgency (1 critical … 5 planning)."""
-    user = require(ctx, "problem", "crud")
-    org = user.org_id
+    """Open a problem in state new, in an organization (yours by default); its group and assignee must
+    be of that organization (400 cross_organization). Its priority follows from impact × urgency
+    (1 critical … 5 planning)."""
+    org = target_org(ctx, org_id)
+    require(ctx, "problem", "crud", org)
     if assignment_group_id is not None:
         _group_of(ctx, assignment_group_id, org)
     if assigned_to_id is not None:
@@ -210,12 +223,11 @@ def set_problem_workaround(
 
 @tool("itsm.problems", "POST", "/itsm/problems/link-incident")
 def link_incident_to_problem(ctx: ToolContext, problem_id: ProblemId, incident_number: IncidentNumber) -> Any:
-    """Link an incident to the problem that causes it (the incident's problem is set too). An
-    incident belongs to at most one problem."""
+    """Link an incident to the problem that causes it, of the same organization (the incident's
+    problem is set too). An incident belongs to at most one problem."""
     problem = _open_problem(ctx, problem_id)
     incident = incident_in_scope(ctx, incident_number, "crud")
-    if incident.org_id != problem.org_id:
-        raise Conflict(f"incident {incident_number} and problem {problem_id} belong to different organizations")
+    same_org(problem.org_id, incident, "incident")
     if ctx.session.get(ProblemIncident, (problem.id, incident.id)) is not None or incident.problem_id == problem.id:
         raise Conflict(f"incident {incident_number} is already linked to problem {problem_id}", error="duplicate")
     if incident.problem_id is not None:
