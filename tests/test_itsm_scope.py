@@ -535,7 +535,7 @@ def test_a_related_record_of_another_organization_in_scope_is_cross_organization
         "create_incident": {"caller_id": "USR-0902", "short_description": "x", "category": "inquiry", "impact": 3,
                             "urgency": 3, "assignment_group_id": "GRP-001"},
         "update_incident": {"incident_number": "INC0009001", "service_id": "SVC-001"},
-        "assign_incident": {"incident_number": "INC0009004", "assigned_to_id": PROVIDER},
+        "assign_incident": {"incident_number": "INC0009004", "assigned_to_id": OUTSIDER},  # no role there
         "link_affected_ci": {"incident_number": "INC0009001", "ci_id": ACME_CI},
         "link_knowledge_to_incident": {"incident_number": "INC0009001", "article_id": ACME_ARTICLE,
                                        "relation": "applied"},
@@ -552,6 +552,23 @@ def test_a_related_record_of_another_organization_in_scope_is_cross_organization
     }.items():  # fmt: skip
         error = refused(ep, world_rows, PROVIDER, tool, 400, "cross_organization", **args)
         assert "belongs to" in error["message"], error
+
+
+def test_provider_staff_with_a_role_in_the_client_work_on_its_records(start):
+    """Holding a role in the client counts as working there: a provider agent may be a member of the
+    client's group and the assignee of its incident; an Acme user without a role there may not."""
+    changes = {**BETA, "group_members": [*BETA.get("group_members", []),
+                                         {"group_id": "GRP-901", "user_id": PROVIDER, "org_id": ORG}]}  # fmt: skip
+    episode = start(task(changes, "provider"), "provider")
+    assigned = ok(episode, PROVIDER, "assign_incident", incident_number="INC0009004", assigned_to_id=PROVIDER)
+    assert (assigned["org_id"], assigned["assigned_to_id"]) == (ORG, PROVIDER)
+    error = call(
+        episode,
+        PROVIDER,
+        "assign_incident",
+        {"incident_number": "INC0009004", "assigned_to_id": OUTSIDER, "work_note": "Handing over"},
+    )
+    assert error.error["error"] == "cross_organization"
 
 
 def test_find_one_skips_rows_the_user_may_not_read(start, world_rows):

@@ -231,11 +231,21 @@ def same_org(org_id: str, row: Any, what: str) -> Any:
 def related(ctx: ToolContext, model: type[T], key: Any, what: str, org_id: str) -> T:
     """A record a write refers to (caller, assignee, group, CI, service, article, ...): 404 if it does
     not exist or lies outside the acting user's scope, 400 cross_organization if it is in scope but of
-    another organization than ``org_id``, the organization of the record being written."""
+    another organization than ``org_id``, the organization of the record being written. A person
+    counts as of an organization they hold a role in: provider staff work on their clients' records."""
     row = ctx.session.get(model, key)
     if row is None or not in_scope(ctx, row.org_id):  # type: ignore[attr-defined]
         raise NotFound(f"{what} {key!r} not found")
+    if isinstance(row, SysUser):
+        return works_in(ctx.session, org_id, row, what)  # type: ignore[return-value]
     return same_org(org_id, row, what)
+
+
+def works_in(session: Session, org_id: str, user: SysUser, what: str = "user") -> SysUser:
+    """``user`` if they belong to ``org_id`` or hold a role there; else 400 cross_organization."""
+    if user.org_id == org_id or roles_of(session, user.id, org_id):
+        return user
+    return same_org(org_id, user, what)
 
 
 def find_one(ctx: ToolContext, query: Select, what: str, resource: str) -> Any:

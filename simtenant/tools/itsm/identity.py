@@ -52,6 +52,7 @@ from .common import (
     same_org,
     scoped,
     target_org,
+    works_in,
 )
 
 UserId = Annotated[str, Field(description="A user id, e.g. USR-0003")]
@@ -138,7 +139,7 @@ def _grant(ctx: ToolContext, name: str, user: SysUser, role_id: str) -> UserRole
 
 
 def _join(ctx: ToolContext, name: str, group: UserGroup, user: SysUser) -> GroupMember:
-    same_org(group.org_id, user, "user")
+    works_in(ctx.session, group.org_id, user)
     if ctx.session.get(GroupMember, (group.id, user.id)) is not None:
         raise Conflict(f"{user.id} is already a member of {group.id} ({group.name})", error="duplicate")
     member = GroupMember(group_id=group.id, user_id=user.id, org_id=group.org_id)
