@@ -10,7 +10,7 @@ from sqlalchemy import select
 from ...schema.itsm.audit import AuditEntry
 from ..dispatch import ToolContext
 from ..registry import tool
-from .common import Page, PerPage, paged, scoped
+from .common import Page, PerPage, matching, paged, scoped
 
 
 @tool("itsm.audit", "GET", "/itsm/audit")
@@ -25,12 +25,11 @@ def list_audit_entries(
 ) -> Any:
     """List audit entries, oldest first: who changed which record through which tool, the fields, and when."""
     query = scoped(ctx, select(AuditEntry), AuditEntry, "audit")
-    for column, value in (
+    query = matching(
+        query,
         (AuditEntry.record_table, record_table),
         (AuditEntry.record_id, record_id),
         (AuditEntry.actor_id, actor_id),
         (AuditEntry.tool, tool_name),
-    ):
-        if value is not None:
-            query = query.where(column == value)
+    )
     return paged(ctx, query.order_by(AuditEntry.id), page, per_page)

@@ -33,6 +33,7 @@ from .common import (
     audit,
     filled,
     get_in_scope,
+    matching,
     paged,
     related,
     require,
@@ -126,16 +127,15 @@ def list_change_requests(
 ) -> Any:
     """List change requests, by number, with optional filters."""
     query = scoped(ctx, select(ChangeRequest), ChangeRequest, "change")
-    for column, value in (
+    query = matching(
+        query,
         (ChangeRequest.status, status),
         (ChangeRequest.category, category),
         (ChangeRequest.risk, risk),
         (ChangeRequest.cab_required, cab_required),
         (ChangeRequest.assignment_group_id, assignment_group_id),
         (ChangeRequest.requested_by_id, requested_by_id),
-    ):
-        if value is not None:
-            query = query.where(column == value)
+    )
     return paged(ctx, query.order_by(ChangeRequest.id), page, per_page)
 
 

@@ -27,6 +27,7 @@ from .common import (
     find_one,
     get_in_scope,
     in_scope,
+    matching,
     paged,
     require,
     same_org,
@@ -118,14 +119,13 @@ def list_configuration_items(
 ) -> Any:
     """List configuration items, optionally filtered, by id."""
     query = scoped(ctx, select(ConfigurationItem), ConfigurationItem, "cmdb")
-    for column, value in (
+    query = matching(
+        query,
         (ConfigurationItem.ci_class, ci_class),
         (ConfigurationItem.status, status),
         (ConfigurationItem.owner_id, owner_id),
         (ConfigurationItem.location_id, location_id),
-    ):
-        if value is not None:
-            query = query.where(column == value)
+    )
     if name is not None:
         query = query.where(func.lower(ConfigurationItem.name).contains(name.lower()))
     return paged(ctx, query.order_by(ConfigurationItem.id), page, per_page)

@@ -272,6 +272,14 @@ def scoped(ctx: ToolContext, query: Select, model: Any, resource: str) -> Select
     return query.where(model.org_id.in_(orgs))
 
 
+def matching(query: Select, *filters: tuple[Any, Any]) -> Select:
+    """``query`` limited to rows whose column equals the value, for each (column, value) given."""
+    for column, value in filters:
+        if value is not None:
+            query = query.where(column == value)
+    return query
+
+
 def paged(ctx: ToolContext, query: Select, page: int, per_page: int) -> dict[str, Any]:
     """A page of ``query``'s rows (the query must be ordered, so pages are stable) and the total."""
     total = ctx.session.scalar(select(func.count()).select_from(query.subquery())) or 0

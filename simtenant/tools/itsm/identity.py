@@ -43,6 +43,7 @@ from .common import (
     forget_grants,
     get_in_scope,
     in_scope,
+    matching,
     paged,
     readable,
     related,
@@ -221,9 +222,7 @@ def list_users(
     query = scoped(ctx, select(SysUser), SysUser, "user")
     if department is not None:
         query = query.where(func.lower(SysUser.department) == department.lower())
-    for column, value in ((SysUser.location_id, location_id), (SysUser.manager_id, manager_id)):
-        if value is not None:
-            query = query.where(column == value)
+    query = matching(query, (SysUser.location_id, location_id), (SysUser.manager_id, manager_id))
     for column, flag in ((SysUser.active, active), (SysUser.locked, locked)):
         if flag is not None:
             query = query.where(column.is_(flag))

@@ -19,7 +19,19 @@ from ...schema.itsm.problems import Problem
 from ...schema.itsm.services import CatalogRequest, Service
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
-from .common import Page, PerPage, audit, get_in_scope, in_scope, paged, require, require_somewhere, same_org, scoped
+from .common import (
+    Page,
+    PerPage,
+    audit,
+    get_in_scope,
+    in_scope,
+    matching,
+    paged,
+    require,
+    require_somewhere,
+    same_org,
+    scoped,
+)
 
 # The records a notification may be about: table name → (model, permission resource).
 RECORDS: dict[str, tuple[type, str]] = {
@@ -96,12 +108,11 @@ def list_notifications(
 ) -> Any:
     """List notifications sent, oldest first, optionally filtered."""
     query = scoped(ctx, select(Notification), Notification, "notification")
-    for column, value in (
+    query = matching(
+        query,
         (Notification.recipient_id, recipient_id),
         (Notification.record_table, record_table),
         (Notification.record_id, record_id),
         (Notification.channel, channel),
-    ):
-        if value is not None:
-            query = query.where(column == value)
+    )
     return paged(ctx, query.order_by(Notification.id), page, per_page)

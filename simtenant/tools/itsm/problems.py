@@ -24,6 +24,7 @@ from .common import (
     audit,
     filled,
     get_in_scope,
+    matching,
     paged,
     priority_of,
     related,
@@ -91,14 +92,13 @@ def list_problems(
 ) -> Any:
     """List problems, by number, with optional filters."""
     query = scoped(ctx, select(Problem), Problem, "problem")
-    for column, value in (
+    query = matching(
+        query,
         (Problem.status, status),
         (Problem.priority, priority),
         (Problem.assignment_group_id, assignment_group_id),
         (Problem.assigned_to_id, assigned_to_id),
-    ):
-        if value is not None:
-            query = query.where(column == value)
+    )
     return paged(ctx, query.order_by(Problem.id), page, per_page)
 
 

@@ -32,6 +32,7 @@ from .common import (
     audit,
     find_one,
     get_in_scope,
+    matching,
     paged,
     require,
     require_role,
@@ -264,12 +265,11 @@ def list_requests(
 ) -> Any:
     """List catalog requests, optionally filtered, by number."""
     query = scoped(ctx, select(CatalogRequest), CatalogRequest, "request")
-    for column, value in (
+    query = matching(
+        query,
         (CatalogRequest.status, status),
         (CatalogRequest.requested_for_id, requested_for_id),
         (CatalogRequest.requested_by_id, requested_by_id),
         (CatalogRequest.item_id, item_id),
-    ):
-        if value is not None:
-            query = query.where(column == value)
+    )
     return paged(ctx, query.order_by(CatalogRequest.id), page, per_page)
