@@ -267,7 +267,8 @@ def _show_grade(result: GradeResult, json_output: bool) -> None:
     if result.checks:
         table = Table("check", "kind", "passed", "detail", title="checks")
         for c in result.checks:
-            table.add_row(c.name, c.kind, "[green]yes[/green]" if c.passed else "[red]no[/red]", c.detail)
+            passed = "[yellow]skipped[/yellow]" if c.skipped else "[green]yes[/green]" if c.passed else "[red]no[/red]"
+            table.add_row(c.name, c.kind, passed, escape(c.detail))
         console.print(table)
     if result.diff.differences:
         console.print(_diff_table(result.diff.differences))
@@ -347,12 +348,15 @@ def transcript(
 
 @command()
 def validate(
-    world: Annotated[list[str] | None, typer.Argument(help="Worlds to validate (all by default)")] = None,
+    world: Annotated[
+        list[str] | None, typer.Argument(help="Worlds or task ids (world/name) to validate (all by default)")
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Prove every task: gold calls succeed, gold scores 1, the untouched world 0, replays identical."""
     names = world or list(worlds())
-    reports = [validate_task(t) for name in names for t in get_world(name).tasks.values()]
+    chosen = [[get_task(n)] if "/" in n else list(get_world(n).tasks.values()) for n in names]
+    reports = [validate_task(t) for tasks in chosen for t in tasks]
     if json_output:
         _print_json({"ok": all(r.ok for r in reports), "tasks": [r.to_dict() for r in reports]})
     else:

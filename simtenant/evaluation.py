@@ -555,7 +555,7 @@ def _failed_episode(out: Path, record: dict[str, Any]) -> str:
     ]
     if record.get("error"):
         parts.append(f"<p class=bad>error: <code>{_e(record['error'])}</code></p>")
-    failed_checks = [c for c in record.get("checks", []) if not c.get("passed")]
+    failed_checks = [c for c in record.get("checks", []) if c.get("passed") is False]
     if failed_checks:
         parts.append("<p>failed checks:</p><ul>")
         parts += [

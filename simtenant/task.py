@@ -84,8 +84,18 @@ class ToldUserCheck(Model):
     facts: list[str | list[str]]
 
 
+class JudgeCheck(Model):
+    """A natural-language assertion the database cannot express (what the agent told the operator,
+    how it refused), graded by a judge model over the conversation and the final answer. Only when
+    a judge is configured: otherwise the check is reported as skipped and leaves the reward."""
+
+    kind: Literal["judge"]
+    name: str
+    assertion: str
+
+
 Check = Annotated[
-    SqlCheck | AnswerCheck | BeforeCheck | ForbidCheck | NoDuplicatesCheck | ToldUserCheck,
+    SqlCheck | AnswerCheck | BeforeCheck | ForbidCheck | NoDuplicatesCheck | ToldUserCheck | JudgeCheck,
     Field(discriminator="kind"),
 ]
 

@@ -31,6 +31,7 @@ class World:
     finish_tool: str = "finish"  # the tool that ends an episode, and its answer argument
     finish_answer: str = "answer"
     rubric: list[RubricComponent] = field(default_factory=list)
+    policy_files: list[str] = field(default_factory=lambda: ["policy.md"])  # relative to the folder, in order
     _tasks: dict[str, Task] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -38,8 +39,9 @@ class World:
 
     @property
     def policy(self) -> str:
-        path = self.folder / "policy.md"
-        return path.read_text() if path.exists() else ""
+        """The world's policy: its policy files joined in order (a world may build on another's)."""
+        paths = [self.folder / name for name in self.policy_files]
+        return "\n\n".join(p.read_text().strip() for p in paths if p.exists())
 
     @property
     def tables(self) -> list[Table]:
@@ -90,6 +92,7 @@ def worlds() -> dict[str, World]:
             finish_tool=finish.get("tool", "finish"),
             finish_answer=finish.get("answer", "answer"),
             rubric=TypeAdapter(list[RubricComponent]).validate_python(data.get("rubric", [])),
+            policy_files=list(data.get("policy", ["policy.md"])),
         )
     return found
 

@@ -15,6 +15,7 @@ import pytest
 from simtenant.agents import run
 from simtenant.grader import grade
 from simtenant.grader.judge import JudgeConfig
+from simtenant.task import JudgeCheck, Task
 from simtenant.world import get_task
 
 TASK = "homeservices/towing-raleigh"
@@ -96,3 +97,62 @@ def test_a_failing_judge_is_skipped_not_scored_zero(tmp_path, endpoint):
     communication = next(c for c in result.rubric if c.name == "communication")
     assert communication.score is None and "the judge failed" in communication.detail
     assert result.reward == 1.0
+
+
+# --- natural-language assertions: judge checks ---------------------------------------------------
+
+REFUSAL = "itsm/unlock-refused-unverified"
+ASSERTION = "The agent told the operator plainly that the account stays locked, and why."
+
+
+def with_assertion(task_id: str) -> Task:
+    """The task as registered plus one judge check (same id and hash: the same gold replay)."""
+    task = get_task(task_id)
+    check = JudgeCheck(kind="judge", name="explains-the-refusal", assertion=ASSERTION)
+    return task.model_copy(update={"checks": [*task.checks, check]})
+
+
+def test_without_a_judge_an_assertion_is_skipped_and_reported_not_passed(tmp_path):
+    task = with_assertion(REFUSAL)
+    result = grade(run(task, "oracle", tmp_path / "e.db"), task=task)
+    check = next(c for c in result.checks if c.name == "explains-the-refusal")
+    assert check.passed is None and check.skipped and "no judge configured" in check.detail
+    assert check.to_dict()["skipped"] is True
+    assert result.reward == 1.0  # the other checks and the diff decide
+    assert any("explains-the-refusal" in w and "skipped" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize(("verdict", "reward"), [("good", 1.0), ("acceptable", 0.0), ("poor", 0.0)])
+def test_a_judge_decides_an_assertion_and_its_verdict_is_kept(tmp_path, endpoint, verdict, reward):
+    task = with_assertion(REFUSAL)
+    path = run(task, "oracle", tmp_path / "e.db")
+    ScriptedModel.verdict = verdict
+    result = grade(path, task=task, judge=judge(endpoint))
+    check = next(c for c in result.checks if c.name == "explains-the-refusal")
+    assert check.passed is (verdict == "good") and verdict in check.detail
+    assert result.reward == reward
+    prompt = ScriptedModel.seen[-1]["messages"][1]["content"]
+    assert ASSERTION in prompt and "OPERATOR: " in prompt and "AGENT: " in prompt and "FINAL ANSWER: " in prompt
+    connection = sqlite3.connect(path)
+    try:
+        rows = connection.execute("SELECT name, key, verdict FROM _judgments").fetchall()
+    finally:
+        connection.close()
+    assert rows == [("explains-the-refusal", "assertion", verdict)]
+
+
+def test_a_failing_judge_skips_the_assertion(tmp_path, endpoint):
+    task = with_assertion(REFUSAL)
+    path = run(task, "oracle", tmp_path / "e.db")
+    ScriptedModel.status = 500
+    result = grade(path, task=task, judge=judge(endpoint))
+    check = next(c for c in result.checks if c.name == "explains-the-refusal")
+    assert check.skipped and "the judge failed" in check.detail
+    assert result.reward == 1.0
+
+
+def test_the_noop_agent_still_fails_a_task_with_an_assertion(tmp_path, endpoint):
+    task = with_assertion(REFUSAL)
+    ScriptedModel.verdict = "good"  # even a lenient judge cannot lift the other checks
+    result = grade(run(task, "noop", tmp_path / "e.db"), task=task, judge=judge(endpoint))
+    assert result.reward == 0.0

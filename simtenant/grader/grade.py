@@ -220,10 +220,13 @@ def grade(
     snapshot = snapshot_for(task, episode.snapshot_hash, episode.scale)
     gold = gold_database(task, snapshot)
     difference = diff_databases(gold, episode.path, get_world(task.world).tables, base=snapshot, full=full)
-    checks = [run_check(c, episode.path, episode.answer, episode.calls) for c in task.checks]
+    judgments: list[Judgment] = []
+    checks = [run_check(c, episode.path, episode.answer, episode.calls, judge, judgments) for c in task.checks]
+    skipped = [c.name for c in checks if c.skipped]
+    if skipped:
+        warnings.append(f"checks skipped, not counted: {', '.join(skipped)} (grade with a judge model to count them)")
     db_match = int(difference.match)
     shaped = shaped_reward(task, episode.calls)
-    judgments: list[Judgment] = []
     rubric_reward, rubric = (
         grade_rubric(rubric_of(task), episode.path, gold, task.actor, judge, judgments)
         if rubric_of(task)
@@ -232,7 +235,7 @@ def grade(
     if judge is not None and judgments:
         record_judgments(episode.path, judge, judgments)
     reward = {
-        "default": float(db_match * all(c.passed for c in checks)),
+        "default": float(db_match * all(c.passed for c in checks if not c.skipped)),
         "shaped": float(shaped or 0.0),
         "rubric": float(rubric_reward or 0.0),
     }[mode]

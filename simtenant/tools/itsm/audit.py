@@ -10,7 +10,7 @@ from sqlalchemy import select
 from ...schema.itsm.audit import AuditEntry
 from ..dispatch import ToolContext
 from ..registry import tool
-from .common import Page, PerPage, matching, paged, scoped
+from .common import InOrg, Page, PerPage, matching, paged, scoped
 
 
 @tool("itsm.audit", "GET", "/itsm/audit")
@@ -20,11 +20,12 @@ def list_audit_entries(
     record_id: Annotated[str | None, Field(description="Only entries about this record, e.g. INC0001001")] = None,
     actor_id: Annotated[str | None, Field(description="Only changes made by this user")] = None,
     tool_name: Annotated[str | None, Field(description="Only changes made through this tool")] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
     """List audit entries, oldest first: who changed which record through which tool, the fields, and when."""
-    query = scoped(ctx, select(AuditEntry), AuditEntry, "audit")
+    query = scoped(ctx, select(AuditEntry), AuditEntry, "audit", org_id)
     query = matching(
         query,
         (AuditEntry.record_table, record_table),

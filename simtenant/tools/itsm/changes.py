@@ -25,6 +25,7 @@ from ...schema.itsm.identity import GroupMember, SysUser, UserGroup
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
 from .common import (
+    InOrg,
     OrgId,
     Page,
     PerPage,
@@ -122,11 +123,12 @@ def list_change_requests(
     cab_required: Annotated[bool | None, Field(description="Only changes that do (or do not) need the CAB")] = None,
     assignment_group_id: Annotated[str | None, Field(description="Only changes assigned to this group")] = None,
     requested_by_id: Annotated[str | None, Field(description="Only changes requested by this user")] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
     """List change requests, by number, with optional filters."""
-    query = scoped(ctx, select(ChangeRequest), ChangeRequest, "change")
+    query = scoped(ctx, select(ChangeRequest), ChangeRequest, "change", org_id)
     query = matching(
         query,
         (ChangeRequest.status, status),

@@ -19,6 +19,7 @@ from ...schema.itsm.identity import Location, SysUser
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
 from .common import (
+    InOrg,
     OrgId,
     Page,
     PerPage,
@@ -114,11 +115,12 @@ def list_configuration_items(
     owner_id: Annotated[str | None, Field(description="Only CIs owned by this user")] = None,
     location_id: Annotated[str | None, Field(description="Only CIs at this location")] = None,
     name: Annotated[str | None, Field(description="Only CIs whose name contains this text")] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
     """List configuration items, optionally filtered, by id."""
-    query = scoped(ctx, select(ConfigurationItem), ConfigurationItem, "cmdb")
+    query = scoped(ctx, select(ConfigurationItem), ConfigurationItem, "cmdb", org_id)
     query = matching(
         query,
         (ConfigurationItem.ci_class, ci_class),

@@ -12,9 +12,9 @@ from pydantic import Field
 from sqlalchemy import Select, func, inspect, select
 from sqlalchemy.orm import Session
 
-from ...errors import Forbidden, InvalidArgument, NotFound
+from ...errors import Conflict, Forbidden, InvalidArgument, NotFound
 from ...schema.itsm.audit import AuditEntry
-from ...schema.itsm.identity import Permission, RolePermission, SysUser, UserRole
+from ...schema.itsm.identity import Organization, Permission, RolePermission, SysUser, UserRole
 from ..dispatch import ToolContext, row_dict
 
 T = TypeVar("T")
@@ -46,6 +46,7 @@ OrgId = Annotated[
     str | None,
     Field(description="The organization to create it in (one you hold a role in), e.g. ORG-ACME; yours when omitted"),
 ]
+InOrg = Annotated[str | None, Field(description="Only records of this organization (one you hold a role in)")]
 
 _MEMO = "_itsm_grants"  # the attribute of the ToolContext (one per call) that holds the acting user's grants
 
@@ -53,13 +54,14 @@ _MEMO = "_itsm_grants"  # the attribute of the ToolContext (one per call) that h
 @dataclass(frozen=True)
 class Grants:
     """The acting user and what their roles give them, read once per call: the roles they hold in
-    each organization (their scope is the organizations they hold one in) and, per organization,
-    the actions each resource allows."""
+    each organization (their scope is the organizations they hold one in), per organization the
+    actions each resource allows, and which organizations of the scope are inactive."""
 
     actor: str
     user: SysUser
     roles: dict[str, frozenset[str]]
     rights: dict[str, dict[str, frozenset[str]]]
+    inactive: frozenset[str]
 
     @property
     def orgs(self) -> frozenset[str]:
@@ -85,16 +87,20 @@ def grants(ctx: ToolContext) -> Grants:
     if not user.active or user.locked:
         raise Forbidden(f"acting user {ctx.actor} is inactive or locked", error="inactive_actor")
     query = (
-        select(UserRole.org_id, UserRole.role_id, Permission.resource, Permission.action)
+        select(UserRole.org_id, Organization.active, UserRole.role_id, Permission.resource, Permission.action)
         .select_from(UserRole)
+        .join(Organization, Organization.id == UserRole.org_id)
         .outerjoin(RolePermission, RolePermission.role_id == UserRole.role_id)
         .outerjoin(Permission, Permission.id == RolePermission.permission_id)
         .where(UserRole.user_id == user.id)
     )
     roles: dict[str, set[str]] = {}
     rights: dict[str, dict[str, set[str]]] = {}
-    for org, role, resource, action in ctx.session.execute(query):
+    inactive = set()
+    for org, active, role, resource, action in ctx.session.execute(query):
         roles.setdefault(org, set()).add(role)
+        if not active:
+            inactive.add(org)
         if resource is not None:
             rights.setdefault(org, {}).setdefault(resource, set()).add(action)
     memo = Grants(
@@ -102,6 +108,7 @@ def grants(ctx: ToolContext) -> Grants:
         user=user,
         roles={org: frozenset(r) for org, r in roles.items()},
         rights={org: {res: frozenset(a) for res, a in by.items()} for org, by in rights.items()},
+        inactive=frozenset(inactive),
     )
     ctx.__dict__[_MEMO] = memo
     return memo
@@ -164,7 +171,7 @@ def readable(ctx: ToolContext, resource: str) -> list[str]:
 
 def require(ctx: ToolContext, resource: str, action: str, org_id: str | None = None) -> SysUser:
     """The acting user, if their roles allow ``action`` on ``resource`` in the organization
-    (their own by default); otherwise 403."""
+    (their own by default); otherwise 403. An inactive organization's records are read-only (409)."""
     memo = grants(ctx)
     user = memo.user
     org = org_id or user.org_id
@@ -172,6 +179,10 @@ def require(ctx: ToolContext, resource: str, action: str, org_id: str | None = N
         roles = ", ".join(sorted(memo.roles.get(org, ()))) or "none"
         verb = "read" if action == "read" else "change"
         raise Forbidden(f"{user.id} (roles: {roles}) may not {verb} {resource} records in {org}")
+    if action != "read" and org in memo.inactive:
+        raise Conflict(
+            f"organization {org} is inactive: its records can be read but not changed", error="inactive_organization"
+        )
     return user
 
 
@@ -264,8 +275,14 @@ def find_one(ctx: ToolContext, query: Select, what: str, resource: str) -> Any:
     raise NotFound(f"{what} not found")
 
 
-def scoped(ctx: ToolContext, query: Select, model: Any, resource: str) -> Select:
-    """``query`` limited to the organizations the acting user may read ``resource`` in."""
+def scoped(ctx: ToolContext, query: Select, model: Any, resource: str, org_id: str | None = None) -> Select:
+    """``query`` limited to the organizations the acting user may read ``resource`` in, or to
+    ``org_id`` alone when given (404 outside their scope, 403 where they may not read it)."""
+    if org_id is not None:
+        if not in_scope(ctx, org_id):
+            raise NotFound(f"organization {org_id!r} not found")
+        require(ctx, resource, "read", org_id)
+        return query.where(model.org_id == org_id)
     orgs = readable(ctx, resource)
     if not orgs:
         raise Forbidden(f"{acting_user(ctx).id} may not read {resource} records")

@@ -32,6 +32,7 @@ from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
 from .common import (
     RESOURCES,
+    InOrg,
     OrgId,
     Page,
     PerPage,
@@ -128,11 +129,18 @@ def _user_view(ctx: ToolContext, user: SysUser) -> dict[str, Any]:
     return view
 
 
-def _grant(ctx: ToolContext, name: str, user: SysUser, role_id: str) -> UserRole:
+def _grant(ctx: ToolContext, name: str, user: SysUser, role_id: str, org_id: str) -> UserRole:
+    """Grant ``role_id`` in ``org_id``: the user's own organization or, when theirs is a provider,
+    any other (a client they serve); else 400 cross_organization."""
     _role(ctx, role_id)
-    if ctx.session.get(UserRole, (user.id, role_id, user.org_id)) is not None:
-        raise Conflict(f"{user.id} already holds role {role_id} in {user.org_id}", error="duplicate")
-    grant = UserRole(user_id=user.id, role_id=role_id, org_id=user.org_id)
+    if org_id != user.org_id and ctx.get(Organization, user.org_id, "organization").kind != "provider":
+        raise InvalidArgument(
+            f"{user.id} belongs to {user.org_id}: only a provider's staff hold roles in another organization",
+            error="cross_organization",
+        )
+    if ctx.session.get(UserRole, (user.id, role_id, org_id)) is not None:
+        raise Conflict(f"{user.id} already holds role {role_id} in {org_id}", error="duplicate")
+    grant = UserRole(user_id=user.id, role_id=role_id, org_id=org_id)
     ctx.session.add(grant)
     audit(ctx, name, "create", grant, row_dict(grant))
     forget_grants(ctx)  # the acting user's own roles may have changed
@@ -166,9 +174,9 @@ def get_organization(
 
 
 @tool(SVC, "GET", "/itsm/locations")
-def list_locations(ctx: ToolContext, page: Page = 1, per_page: PerPage = 20) -> Any:
-    """List the locations (offices, sites) of your organization."""
-    return paged(ctx, scoped(ctx, select(Location), Location, "location").order_by(Location.id), page, per_page)
+def list_locations(ctx: ToolContext, org_id: InOrg = None, page: Page = 1, per_page: PerPage = 20) -> Any:
+    """List the locations (offices, sites) of the organizations in your scope."""
+    return paged(ctx, scoped(ctx, select(Location), Location, "location", org_id).order_by(Location.id), page, per_page)
 
 
 @tool(SVC, "GET", "/itsm/locations/get")
@@ -199,12 +207,13 @@ def get_user_by_email(
 def find_users_by_name(
     ctx: ToolContext,
     name: Annotated[Text, Field(description="All or part of the user's name (case does not matter)")],
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
     """Find users whose name contains the given text."""
     query = select(SysUser).where(func.lower(SysUser.name).contains(name.lower()))
-    return paged(ctx, scoped(ctx, query, SysUser, "user").order_by(SysUser.id), page, per_page)
+    return paged(ctx, scoped(ctx, query, SysUser, "user", org_id).order_by(SysUser.id), page, per_page)
 
 
 @tool(SVC, "GET", "/itsm/users")
@@ -215,11 +224,12 @@ def list_users(
     manager_id: Annotated[str | None, Field(description="Only users reporting to this manager")] = None,
     active: Annotated[bool | None, Field(description="Only active (true) or inactive (false) users")] = None,
     locked: Annotated[bool | None, Field(description="Only locked (true) or unlocked (false) accounts")] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
-    """List the users of your organization, optionally filtered, by id."""
-    query = scoped(ctx, select(SysUser), SysUser, "user")
+    """List the users of the organizations in your scope, optionally filtered, by id."""
+    query = scoped(ctx, select(SysUser), SysUser, "user", org_id)
     if department is not None:
         query = query.where(func.lower(SysUser.department) == department.lower())
     query = matching(query, (SysUser.location_id, location_id), (SysUser.manager_id, manager_id))
@@ -272,7 +282,7 @@ def onboard_user(
     ctx.session.flush()
     audit(ctx, "onboard_user", "create", user, row_dict(user))
     for role_id in role_ids:
-        _grant(ctx, "onboard_user", user, role_id)
+        _grant(ctx, "onboard_user", user, role_id, user.org_id)
     for group in groups:
         _join(ctx, "onboard_user", group, user)
     return {**_user_view(ctx, user), "roles": role_ids, "groups": [g.id for g in groups]}
@@ -433,53 +443,89 @@ def get_role_permissions(ctx: ToolContext, role_id: RoleId) -> Any:
     }
 
 
+RoleOrg = Annotated[
+    str | None,
+    Field(description="The organization the role is held in (one you hold a role in); the user's own when omitted"),
+]
+
+
+def _role_org(ctx: ToolContext, user: SysUser, org_id: str | None, resource: str, action: str) -> str:
+    """The organization a role of ``user`` is looked up or granted in: ``org_id`` (404 outside the
+    acting user's scope) or the user's own, once the acting user may ``action`` ``resource`` there."""
+    org = user.org_id if org_id is None else target_org(ctx, org_id)
+    require(ctx, resource, action, org)
+    return org
+
+
+def _roles_view(ctx: ToolContext, user: SysUser, org: str) -> dict[str, Any]:
+    return {"user_id": user.id, "org_id": org, "roles": roles_of(ctx.session, user.id, org)}
+
+
 @tool(SVC, "GET", "/itsm/users/roles")
-def get_user_roles(ctx: ToolContext, user_id: UserId) -> Any:
-    """List the roles a user holds in their organization."""
+def get_user_roles(ctx: ToolContext, user_id: UserId, org_id: RoleOrg = None) -> Any:
+    """List the roles a user holds in an organization (their own by default); without one, also the
+    roles they hold in the other organizations of your scope (provider staff serve several)."""
     user = _user(ctx, user_id)
-    require(ctx, "role", "read", user.org_id)
-    return {"user_id": user.id, "org_id": user.org_id, "roles": roles_of(ctx.session, user.id, user.org_id)}
+    org = _role_org(ctx, user, org_id, "role", "read")
+    view = _roles_view(ctx, user, org)
+    if org_id is None:
+        elsewhere = [o for o in readable(ctx, "role") if o != org]
+        held = ctx.session.execute(
+            select(UserRole.org_id, UserRole.role_id)
+            .where(UserRole.user_id == user.id, UserRole.org_id.in_(elsewhere))
+            .order_by(UserRole.org_id, UserRole.role_id)
+        )
+        by_org: dict[str, list[str]] = {}
+        for other, role in held:
+            by_org.setdefault(other, []).append(role)
+        view["other_organizations"] = [{"org_id": o, "roles": r} for o, r in by_org.items()]
+    return view
 
 
 @tool(SVC, "GET", "/itsm/users/check-permission")
-def check_user_permission(ctx: ToolContext, user_id: UserId, resource: Resource, action: Action) -> Any:
-    """Whether a user's roles allow an action (read, or crud: create/change/delete) on a resource."""
+def check_user_permission(
+    ctx: ToolContext, user_id: UserId, resource: Resource, action: Action, org_id: RoleOrg = None
+) -> Any:
+    """Whether a user's roles in an organization (their own by default) allow an action (read, or
+    crud: create/change/delete) on a resource."""
     user = _user(ctx, user_id)
-    require(ctx, "role", "read", user.org_id)
-    permitted = user.active and not user.locked and allowed(ctx.session, user.id, user.org_id, resource, action)
+    org = _role_org(ctx, user, org_id, "role", "read")
+    permitted = user.active and not user.locked and allowed(ctx.session, user.id, org, resource, action)
     return {
-        "user_id": user.id,
+        **_roles_view(ctx, user, org),
         "resource": resource,
         "action": action,
         "allowed": bool(permitted),
-        "roles": roles_of(ctx.session, user.id, user.org_id),
         "active": user.active,
         "locked": user.locked,
     }
 
 
 @tool(SVC, "POST", "/itsm/users/roles/assign")
-def assign_role(ctx: ToolContext, user_id: UserId, role_id: RoleId) -> Any:
-    """Grant a role to an active user in their organization."""
-    user = _user(ctx, user_id, "crud")
+def assign_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: RoleOrg = None) -> Any:
+    """Grant a role to an active user in an organization: their own (the default), or, for a
+    provider's staff, a client organization they are to serve."""
+    user = _user(ctx, user_id)
+    org = _role_org(ctx, user, org_id, "user", "crud")
     if not user.active:
         raise Conflict(f"{user.id} ({user.name}) is not an active user", error="inactive_user")
-    _grant(ctx, "assign_role", user, role_id)
-    return {"user_id": user.id, "org_id": user.org_id, "roles": roles_of(ctx.session, user.id, user.org_id)}
+    _grant(ctx, "assign_role", user, role_id, org)
+    return _roles_view(ctx, user, org)
 
 
 @tool(SVC, "POST", "/itsm/users/roles/revoke")
-def revoke_role(ctx: ToolContext, user_id: UserId, role_id: RoleId) -> Any:
-    """Take a role away from a user."""
-    user = _user(ctx, user_id, "crud")
-    grant = ctx.session.get(UserRole, (user.id, role_id, user.org_id))
+def revoke_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: RoleOrg = None) -> Any:
+    """Take a role away from a user in an organization (their own by default)."""
+    user = _user(ctx, user_id)
+    org = _role_org(ctx, user, org_id, "user", "crud")
+    grant = ctx.session.get(UserRole, (user.id, role_id, org))
     if grant is None:
-        raise NotFound(f"{user.id} does not hold role {role_id!r} in {user.org_id}")
+        raise NotFound(f"{user.id} does not hold role {role_id!r} in {org}")
     audit(ctx, "revoke_role", "delete", grant, row_dict(grant))
     ctx.session.delete(grant)
     ctx.session.flush()
     forget_grants(ctx)
-    return {"user_id": user.id, "org_id": user.org_id, "roles": roles_of(ctx.session, user.id, user.org_id)}
+    return _roles_view(ctx, user, org)
 
 
 # --- groups -------------------------------------------------------------------------------------------
@@ -492,9 +538,9 @@ def _group_view(ctx: ToolContext, group: UserGroup) -> dict[str, Any]:
 
 
 @tool(SVC, "GET", "/itsm/groups")
-def list_groups(ctx: ToolContext, page: Page = 1, per_page: PerPage = 20) -> Any:
-    """List the groups (teams such as Service Desk) of your organization."""
-    return paged(ctx, scoped(ctx, select(UserGroup), UserGroup, "group").order_by(UserGroup.id), page, per_page)
+def list_groups(ctx: ToolContext, org_id: InOrg = None, page: Page = 1, per_page: PerPage = 20) -> Any:
+    """List the groups (teams such as Service Desk) of the organizations in your scope."""
+    return paged(ctx, scoped(ctx, select(UserGroup), UserGroup, "group", org_id).order_by(UserGroup.id), page, per_page)
 
 
 @tool(SVC, "GET", "/itsm/groups/by-name")

@@ -29,6 +29,7 @@ from ...schema.itsm.sla import IncidentSLA, SLADefinition
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
 from .common import (
+    InOrg,
     Page,
     PerPage,
     acting_user,
@@ -200,7 +201,13 @@ def _check_service(ctx: ToolContext, org_id: str, service_id: str | None, offeri
 
 
 def _list(
-    ctx: ToolContext, page: int, per_page: int, open_only: bool, contains: str | None = None, **filters: Any
+    ctx: ToolContext,
+    page: int,
+    per_page: int,
+    open_only: bool,
+    contains: str | None = None,
+    org_id: str | None = None,
+    **filters: Any,
 ) -> dict[str, Any]:
     query = select(Incident)
     if open_only:
@@ -210,7 +217,7 @@ def _list(
             query = query.where(getattr(Incident, field) == value)
     if contains:
         query = query.where(func.lower(Incident.short_description).contains(contains.lower(), autoescape=True))
-    return paged(ctx, scoped(ctx, query, Incident, "incident").order_by(Incident.id), page, per_page)
+    return paged(ctx, scoped(ctx, query, Incident, "incident", org_id).order_by(Incident.id), page, per_page)
 
 
 def _user_in_scope(ctx: ToolContext, user_id: str) -> SysUser:
@@ -259,6 +266,7 @@ def list_incidents(
     short_description_contains: Annotated[
         str | None, Field(description="Only incidents whose short description contains this text")
     ] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
@@ -269,6 +277,7 @@ def list_incidents(
         per_page,
         open_only,
         short_description_contains,
+        org_id,
         status=status,
         priority=priority,
         assignment_group_id=assignment_group_id,
@@ -307,10 +316,10 @@ def get_incidents_by_caller(
 
 
 @tool(SERVICE, "GET", "/itsm/incidents/templates")
-def list_incident_templates(ctx: ToolContext) -> Any:
+def list_incident_templates(ctx: ToolContext, org_id: InOrg = None) -> Any:
     """List the incident templates: each gives default short description, category, impact,
     urgency and assignment group for create_incident(template_id=...)."""
-    query = scoped(ctx, select(IncidentTemplate), IncidentTemplate, "incident").order_by(IncidentTemplate.id)
+    query = scoped(ctx, select(IncidentTemplate), IncidentTemplate, "incident", org_id).order_by(IncidentTemplate.id)
     return {"templates": [row_dict(t) for t in ctx.session.scalars(query)]}
 
 

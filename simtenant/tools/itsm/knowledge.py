@@ -20,6 +20,7 @@ from ...schema.itsm.knowledge import (
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
 from .common import (
+    InOrg,
     OrgId,
     Page,
     PerPage,
@@ -80,6 +81,7 @@ def search_knowledge(
     query: Annotated[Text | None, Field(description="Text the title or the keywords contain (any case)")] = None,
     state: Annotated[ArticleState | None, Field(description="Only articles in this state")] = None,
     category: Annotated[str | None, Field(description="Only articles of this category")] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
@@ -98,7 +100,7 @@ def search_knowledge(
         select_ = select_.where(KnowledgeArticle.state == state)
     if category is not None:
         select_ = select_.where(KnowledgeArticle.category == category)
-    select_ = scoped(ctx, select_, KnowledgeArticle, "knowledge").order_by(KnowledgeArticle.id)
+    select_ = scoped(ctx, select_, KnowledgeArticle, "knowledge", org_id).order_by(KnowledgeArticle.id)
     return paged(ctx, select_, page, per_page)
 
 

@@ -20,6 +20,7 @@ from ...schema.itsm.services import CatalogRequest, Service
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
 from .common import (
+    InOrg,
     Page,
     PerPage,
     audit,
@@ -103,11 +104,12 @@ def list_notifications(
     ] = None,
     record_id: Annotated[str | None, Field(description="Only notifications about this record")] = None,
     channel: Annotated[Channel | None, Field(description="Only notifications sent on this channel")] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
     """List notifications sent, oldest first, optionally filtered."""
-    query = scoped(ctx, select(Notification), Notification, "notification")
+    query = scoped(ctx, select(Notification), Notification, "notification", org_id)
     query = matching(
         query,
         (Notification.recipient_id, recipient_id),

@@ -17,6 +17,7 @@ from ...schema.itsm.problems import PROBLEM_STATUSES, Problem, ProblemIncident
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
 from .common import (
+    InOrg,
     OrgId,
     Page,
     PerPage,
@@ -87,11 +88,12 @@ def list_problems(
     priority: Annotated[int | None, Field(ge=1, le=5, description="Only problems of this priority (1-5)")] = None,
     assignment_group_id: Annotated[str | None, Field(description="Only problems assigned to this group")] = None,
     assigned_to_id: Annotated[str | None, Field(description="Only problems assigned to this user")] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
     """List problems, by number, with optional filters."""
-    query = scoped(ctx, select(Problem), Problem, "problem")
+    query = scoped(ctx, select(Problem), Problem, "problem", org_id)
     query = matching(
         query,
         (Problem.status, status),

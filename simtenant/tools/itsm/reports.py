@@ -16,7 +16,7 @@ from ...schema.itsm.notifications import Notification
 from ...schema.itsm.sla import STAGES, IncidentSLA, SLADefinition
 from ..dispatch import ToolContext
 from ..registry import tool
-from .common import scoped
+from .common import InOrg, scoped
 
 IncidentStatus = Literal[INCIDENT_STATUSES]  # type: ignore[valid-type]
 Category = Literal[CATEGORIES]  # type: ignore[valid-type]
@@ -43,9 +43,9 @@ def _counts(ctx: ToolContext, query: Select, group_by: str, named: Any = None) -
     return {"group_by": group_by, "counts": rows, "total": sum(r["count"] for r in rows)}
 
 
-def _grouped(ctx: ToolContext, column: Any, model: Any, resource: str, *where: Any) -> Select:
+def _grouped(ctx: ToolContext, column: Any, model: Any, resource: str, org_id: str | None, *where: Any) -> Select:
     query = select(column, func.count()).select_from(model).where(*where).group_by(column)
-    return scoped(ctx, query, model, resource)
+    return scoped(ctx, query, model, resource, org_id)
 
 
 OpenOnly = Annotated[bool, Field(description="Only open incidents (new, in_progress or on_hold)")]
@@ -71,10 +71,11 @@ def count_incidents_by_priority(
     category: Annotated[Category | None, Field(description="Only incidents of this category")] = None,
     assignment_group_id: Annotated[str | None, Field(description="Only incidents assigned to this group")] = None,
     open_only: OpenOnly = False,
+    org_id: InOrg = None,
 ) -> Any:
     """Count incidents per priority (1 critical … 5 planning)."""
     where = _incident_filters(status, category, assignment_group_id, open_only)
-    return _counts(ctx, _grouped(ctx, Incident.priority, Incident, "incident", *where), "priority")
+    return _counts(ctx, _grouped(ctx, Incident.priority, Incident, "incident", org_id, *where), "priority")
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/incidents-by-group")
@@ -83,10 +84,11 @@ def count_incidents_by_group(
     status: Annotated[IncidentStatus | None, Field(description="Only incidents in this status")] = None,
     category: Annotated[Category | None, Field(description="Only incidents of this category")] = None,
     open_only: OpenOnly = False,
+    org_id: InOrg = None,
 ) -> Any:
     """Count incidents per assignment group (key null: unassigned), with each group's name."""
     where = _incident_filters(status, category, None, open_only)
-    query = _grouped(ctx, Incident.assignment_group_id, Incident, "incident", *where)
+    query = _grouped(ctx, Incident.assignment_group_id, Incident, "incident", org_id, *where)
     return _counts(ctx, query, "assignment_group_id", UserGroup)
 
 
@@ -95,20 +97,22 @@ def count_incidents_by_status(
     ctx: ToolContext,
     category: Annotated[Category | None, Field(description="Only incidents of this category")] = None,
     assignment_group_id: Annotated[str | None, Field(description="Only incidents assigned to this group")] = None,
+    org_id: InOrg = None,
 ) -> Any:
     """Count incidents per status."""
     where = _incident_filters(None, category, assignment_group_id)
-    return _counts(ctx, _grouped(ctx, Incident.status, Incident, "incident", *where), "status")
+    return _counts(ctx, _grouped(ctx, Incident.status, Incident, "incident", org_id, *where), "status")
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/open-incidents-by-assignee")
 def count_open_incidents_by_assignee(
     ctx: ToolContext,
     assignment_group_id: Annotated[str | None, Field(description="Only incidents assigned to this group")] = None,
+    org_id: InOrg = None,
 ) -> Any:
     """Count open incidents (new, in_progress, on_hold) per assignee (key null: unassigned), with names."""
     where = [Incident.status.in_(OPEN), *_incident_filters(None, None, assignment_group_id)]
-    query = _grouped(ctx, Incident.assigned_to_id, Incident, "incident", *where)
+    query = _grouped(ctx, Incident.assigned_to_id, Incident, "incident", org_id, *where)
     return _counts(ctx, query, "assigned_to_id", SysUser)
 
 
@@ -116,6 +120,7 @@ def count_open_incidents_by_assignee(
 def count_breached_slas_by_stage(
     ctx: ToolContext,
     priority: Annotated[int | None, Field(ge=1, le=5, description="Only clocks of incidents of this priority")] = None,
+    org_id: InOrg = None,
 ) -> Any:
     """Count breached SLA clocks per stage (response, resolution): clocks marked breached, and
     clocks still running past their breach time at the current time."""
@@ -123,7 +128,7 @@ def count_breached_slas_by_stage(
         IncidentSLA.breached.is_(True),
         (IncidentSLA.state == "in_progress") & (IncidentSLA.breach_at < ctx.timestamp),
     )
-    query = _grouped(ctx, IncidentSLA.stage, IncidentSLA, "sla", breached)
+    query = _grouped(ctx, IncidentSLA.stage, IncidentSLA, "sla", org_id, breached)
     if priority is not None:
         query = query.join(Incident, Incident.id == IncidentSLA.incident_id).where(Incident.priority == priority)
     return _counts(ctx, query, "stage")
@@ -133,16 +138,18 @@ def count_breached_slas_by_stage(
 def count_notifications_by_channel(
     ctx: ToolContext,
     recipient_id: Annotated[str | None, Field(description="Only notifications sent to this user")] = None,
+    org_id: InOrg = None,
 ) -> Any:
     """Count notifications sent per channel (email, sms, portal)."""
     where = [] if recipient_id is None else [Notification.recipient_id == recipient_id]
-    return _counts(ctx, _grouped(ctx, Notification.channel, Notification, "notification", *where), "channel")
+    return _counts(ctx, _grouped(ctx, Notification.channel, Notification, "notification", org_id, *where), "channel")
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/sla-target-by-priority")
 def average_sla_target_by_priority(
     ctx: ToolContext,
     stage: Annotated[Stage | None, Field(description="Only SLAs of this stage")] = None,
+    org_id: InOrg = None,
 ) -> Any:
     """Average SLA target (minutes) per priority, over the SLA definitions; each row also counts them."""
     where = [] if stage is None else [SLADefinition.stage == stage]
@@ -153,6 +160,7 @@ def average_sla_target_by_priority(
         .group_by(SLADefinition.priority),
         SLADefinition,
         "sla",
+        org_id,
     )
     rows = [
         {"key": key, "average_target_minutes": round(float(avg), 2), "count": count}
@@ -166,18 +174,20 @@ def average_sla_target_by_priority(
 def count_changes_by_state(
     ctx: ToolContext,
     category: Annotated[ChangeCategory | None, Field(description="Only changes of this category")] = None,
+    org_id: InOrg = None,
 ) -> Any:
     """Count change requests per state (new, assess, authorize, scheduled, ...)."""
     where = [] if category is None else [ChangeRequest.category == category]
-    return _counts(ctx, _grouped(ctx, ChangeRequest.status, ChangeRequest, "change", *where), "status")
+    return _counts(ctx, _grouped(ctx, ChangeRequest.status, ChangeRequest, "change", org_id, *where), "status")
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/configuration-items-by-class")
 def count_configuration_items_by_class(
     ctx: ToolContext,
     status: Annotated[CIStatus | None, Field(description="Only items in this status")] = None,
+    org_id: InOrg = None,
 ) -> Any:
     """Count configuration items per class (laptop, server, ...)."""
     where = [] if status is None else [ConfigurationItem.status == status]
-    query = _grouped(ctx, ConfigurationItem.ci_class, ConfigurationItem, "cmdb", *where)
+    query = _grouped(ctx, ConfigurationItem.ci_class, ConfigurationItem, "cmdb", org_id, *where)
     return _counts(ctx, query, "ci_class")

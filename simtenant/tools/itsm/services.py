@@ -26,6 +26,7 @@ from ...schema.itsm.services import (
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
 from .common import (
+    InOrg,
     Page,
     PerPage,
     apply_updates,
@@ -90,11 +91,12 @@ def _decidable(ctx: ToolContext, request_id: str, verb: str) -> CatalogRequest:
 def list_services(
     ctx: ToolContext,
     status: Annotated[ServiceStatus | None, Field(description="Only services with this status")] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
     """List the business services (Email, VPN, ...) with their status and owner group."""
-    query = scoped(ctx, select(Service), Service, "service")
+    query = scoped(ctx, select(Service), Service, "service", org_id)
     if status is not None:
         query = query.where(Service.status == status)
     return paged(ctx, query.order_by(Service.id), page, per_page)
@@ -122,11 +124,12 @@ def get_service_by_name(
 def list_service_offerings(
     ctx: ToolContext,
     service_id: Annotated[str | None, Field(description="Only the offerings of this service")] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
     """List service offerings (the variants of a service users consume)."""
-    query = scoped(ctx, select(ServiceOffering), ServiceOffering, "service")
+    query = scoped(ctx, select(ServiceOffering), ServiceOffering, "service", org_id)
     if service_id is not None:
         query = query.where(ServiceOffering.service_id == service_id)
     return paged(ctx, query.order_by(ServiceOffering.id), page, per_page)
@@ -150,11 +153,12 @@ def list_catalog_items(
     ctx: ToolContext,
     category: Annotated[str | None, Field(description="Only items of this category (e.g. hardware)")] = None,
     active: Annotated[bool | None, Field(description="Only items that can (true) or cannot (false) be ordered")] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
     """List the service catalog: what users can request, its price, and whether it needs approval."""
-    query = scoped(ctx, select(CatalogItem), CatalogItem, "catalog")
+    query = scoped(ctx, select(CatalogItem), CatalogItem, "catalog", org_id)
     if category is not None:
         query = query.where(func.lower(CatalogItem.category) == category.lower())
     if active is not None:
@@ -260,11 +264,12 @@ def list_requests(
     requested_for_id: Annotated[str | None, Field(description="Only requests for this user")] = None,
     requested_by_id: Annotated[str | None, Field(description="Only requests made by this user")] = None,
     item_id: Annotated[str | None, Field(description="Only requests for this catalog item")] = None,
+    org_id: InOrg = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
     """List catalog requests, optionally filtered, by number."""
-    query = scoped(ctx, select(CatalogRequest), CatalogRequest, "request")
+    query = scoped(ctx, select(CatalogRequest), CatalogRequest, "request", org_id)
     query = matching(
         query,
         (CatalogRequest.status, status),

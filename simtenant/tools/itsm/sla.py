@@ -13,7 +13,7 @@ from ...errors import Conflict
 from ...schema.itsm.sla import STAGES, SLADefinition
 from ..dispatch import ToolContext, row_dict
 from ..registry import tool
-from .common import require, scoped
+from .common import InOrg, require, scoped
 from .incidents import OPEN_STATUSES, IncidentNumber, clocks_of, incident_in_scope, start_clock
 
 SERVICE = "itsm.sla"
@@ -30,9 +30,10 @@ def list_sla_definitions(
     ctx: ToolContext,
     priority: Annotated[int | None, Field(ge=1, le=5, description="Only the SLAs of this priority")] = None,
     stage: Annotated[Stage | None, Field(description="Only response or only resolution SLAs")] = None,
+    org_id: InOrg = None,
 ) -> Any:
     """List the SLA definitions: for each priority a response and a resolution target, in minutes."""
-    query = scoped(ctx, select(SLADefinition), SLADefinition, "sla")
+    query = scoped(ctx, select(SLADefinition), SLADefinition, "sla", org_id)
     if priority is not None:
         query = query.where(SLADefinition.priority == priority)
     if stage is not None:
