@@ -623,3 +623,95 @@ def test_the_acting_users_grants_are_read_once_per_call(ep):
         assert outcome.ok, (tool, outcome.error)
         assert sum("FROM user_roles" in s for s in statements) == 1, (tool, statements)
     event.remove(ep.connection, "before_cursor_execute", seen)
+
+
+# --- one organization at a time: the org_id filter of lists and reports ------------------------------
+
+BETA_AGENT = "USR-0901"  # ORG-BETA's own agent: the same role there as PROVIDER, and nothing else
+
+
+def test_every_list_and_report_takes_an_org_filter():
+    for tool in LISTS:
+        assert "org_id" in TOOLS[tool].arguments.model_fields, tool
+
+
+def test_the_org_filter_shows_that_organization_alone_and_refuses_one_outside_scope(ep, world_rows):
+    for tool, args in LISTS.items():
+        # the provider agent, limited to ORG-BETA, sees what ORG-BETA's own agent sees there
+        narrowed = call(ep, PROVIDER, tool, {**args, "org_id": ORG})
+        own = call(ep, BETA_AGENT, tool, args)
+        assert (narrowed.ok, narrowed.result) == (own.ok, own.result), tool
+        assert (narrowed.error or {}).get("code") == (own.error or {}).get("code"), tool
+        # and limited to Acme, nothing of ORG-BETA
+        acme = call(ep, PROVIDER, tool, {**args, "org_id": "ORG-ACME"})
+        assert not acme.ok or not leaks(acme.result), (tool, acme.result)
+        # an organization outside the scope is not found, exactly as one that does not exist
+        outside = refused(ep, world_rows, OUTSIDER, tool, 404, "not_found", **{**args, "org_id": ORG})
+        assert call(ep, OUTSIDER, tool, {**args, "org_id": "ORG-NONE"}).error == {
+            **outside,
+            "message": outside["message"].replace(ORG, "ORG-NONE"),
+        }, tool
+
+
+# --- inactive organizations are read-only -----------------------------------------------------------
+
+INACTIVE_TASK = task({**BETA, "organizations": [{**BETA["organizations"][0], "active": False}]}, "inactive")
+
+
+def test_every_write_in_an_inactive_organization_is_refused_and_writes_nothing(start, world_rows):
+    world = start(INACTIVE_TASK, "inactive")
+    for tool, args in WRITES.items():
+        error = refused(world, world_rows, BETA_MANAGER, tool, 409, **args)
+        assert error["error"] == "inactive_organization", (tool, error)
+
+
+def test_an_inactive_organizations_records_stay_readable(start):
+    world = start(INACTIVE_TASK, "inactive")
+    for tool, args in LOOKUPS.items():
+        assert call(world, BETA_MANAGER, tool, args).ok, tool
+    assert ok(world, PROVIDER, "count_incidents_by_status", org_id=ORG)["total"] == 4
+    # the provider's own organization is not affected
+    assert ok(world, PROVIDER, "add_work_note", incident_number=ACME_INCIDENT, note="Still on it.")
+
+
+# --- roles held in other organizations --------------------------------------------------------------
+
+ROLES_TASK = task(
+    {**BETA, "user_roles": [*BETA["user_roles"], {"user_id": OUTSIDER, "role_id": "manager", "org_id": ORG}]},
+    "roles",
+)
+
+
+def test_a_provider_user_is_granted_and_revoked_a_role_in_a_client(start, world_rows):
+    """With Acme as the provider, its manager (also a manager in ORG-BETA) grants an Acme agent the agent
+    role in ORG-BETA, which puts ORG-BETA in that agent's scope, and takes it away again."""
+    world = start(task({**ROLES_TASK.seed_changes, "organizations": [*BETA["organizations"],
+                  {"id": "ORG-ACME", "kind": "provider"}]}, "provider-roles"), "provider-roles")  # fmt: skip
+    agent = "USR-0004"
+    assert call(world, agent, "get_incident_by_number", {"incident_number": "INC0009001"}).error["code"] == 404
+    granted = ok(world, OUTSIDER, "assign_role", user_id=agent, role_id="agent", org_id=ORG)
+    assert granted == {"user_id": agent, "org_id": ORG, "roles": ["agent"]}
+    assert ok(world, agent, "get_incident_by_number", incident_number="INC0009001")["org_id"] == ORG
+    roles = ok(world, OUTSIDER, "get_user_roles", user_id=agent)
+    assert roles["org_id"] == "ORG-ACME" and roles["other_organizations"] == [{"org_id": ORG, "roles": ["agent"]}]
+    assert ok(world, OUTSIDER, "get_user_roles", user_id=agent, org_id=ORG)["roles"] == ["agent"]
+    check = ok(world, OUTSIDER, "check_user_permission", user_id=agent, resource="incident", action="crud", org_id=ORG)
+    assert check["allowed"] is True
+    refused(world, world_rows, OUTSIDER, "assign_role", 409, "duplicate", user_id=agent, role_id="agent", org_id=ORG)
+    assert ok(world, OUTSIDER, "revoke_role", user_id=agent, role_id="agent", org_id=ORG)["roles"] == []
+    assert call(world, agent, "get_incident_by_number", {"incident_number": "INC0009001"}).error["code"] == 404
+
+
+def test_only_a_providers_staff_hold_roles_in_another_organization(start, world_rows):
+    world = start(ROLES_TASK, "roles")  # Acme is a company here, not a provider
+    refused(world, world_rows, OUTSIDER, "assign_role", 400, "cross_organization", user_id="USR-0004",
+            role_id="agent", org_id=ORG)  # fmt: skip
+    refused(world, world_rows, OUTSIDER, "assign_role", 400, "cross_organization", user_id="USR-0902",
+            role_id="agent", org_id="ORG-ACME")  # fmt: skip
+
+
+def test_a_grant_needs_the_right_to_change_users_in_that_organization(ep, world_rows):
+    # PROVIDER is an agent in ORG-BETA (may read users there, not change them); OUTSIDER has no role there
+    refused(ep, world_rows, PROVIDER, "assign_role", 403, "forbidden", user_id=PROVIDER, role_id="manager", org_id=ORG)
+    refused(ep, world_rows, OUTSIDER, "assign_role", 404, "not_found", user_id="USR-0004", role_id="agent", org_id=ORG)
+    refused(ep, world_rows, OUTSIDER, "revoke_role", 404, "not_found", user_id=PROVIDER, role_id="agent", org_id=ORG)
