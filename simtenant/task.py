@@ -190,6 +190,9 @@ class Task(Model):
     notes: str = ""
     current_time: datetime
     actor: str | None = None
+    # the organizations the acting user may work in, told to the agent; validate checks them against
+    # the world (its scope_query) so a task never states a scope its data does not give
+    scope: list[str] = []
     user: Operator | None = None
     # the task's own changes to the seed world: {table: [rows]}, a row updates (by key) or is inserted
     seed_changes: dict[str, list[dict[str, Any]]] = {}
@@ -206,6 +209,14 @@ class Task(Model):
         if value.tzinfo is None:
             raise ValueError("current_time needs a time zone, e.g. 2026-03-14T10:00:00Z")
         return value
+
+    @property
+    def briefing(self) -> str:
+        """What the agent is told of its task: the instruction, and the scope when the task names one."""
+        text = self.instruction.strip()
+        if self.scope:
+            text += f"\n\nThe organizations in your scope: {', '.join(self.scope)}."
+        return text
 
     @property
     def time_text(self) -> str:

@@ -32,6 +32,7 @@ class World:
     finish_answer: str = "answer"
     rubric: list[RubricComponent] = field(default_factory=list)
     policy_files: list[str] = field(default_factory=lambda: ["policy.md"])  # relative to the folder, in order
+    scope_query: str | None = None  # the organizations :actor may work in, to check the scope a task states
     _tasks: dict[str, Task] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -93,6 +94,7 @@ def worlds() -> dict[str, World]:
             finish_answer=finish.get("answer", "answer"),
             rubric=TypeAdapter(list[RubricComponent]).validate_python(data.get("rubric", [])),
             policy_files=list(data.get("policy", ["policy.md"])),
+            scope_query=data.get("scope_query"),
         )
     return found
 

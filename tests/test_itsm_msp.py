@@ -164,3 +164,16 @@ def test_the_policy_is_the_itsm_policy_and_the_providers_section():
     assert policy.startswith(get_world("itsm").policy.strip())
     assert "## 18. Working for a managed-service provider's clients" in policy
     assert "inactive_organization" in policy and "org_id" in policy
+
+
+def test_a_tasks_stated_scope_is_told_to_the_agent_and_checked_against_the_world():
+    from simtenant.grader.validate import validate_task
+    from simtenant.world import get_task
+
+    task = get_task("itsm/agent-cannot-close")
+    right = task.model_copy(update={"scope": ["ORG-ACME"]})
+    assert right.briefing.endswith("The organizations in your scope: ORG-ACME.")
+    assert validate_task(right).ok
+    wrong = task.model_copy(update={"scope": ["ORG-ACME", "ORG-C01"]})
+    problems = validate_task(wrong).problems
+    assert problems == [f"the task states the scope ORG-ACME, ORG-C01, but {task.actor} holds roles in ORG-ACME"]

@@ -177,7 +177,7 @@ def read_report(episode_path: Path | str) -> dict[str, Any] | None:
 
 def system_prompt(task: Task, policy: str, finish_tool: str) -> str:
     parts = [policy.strip()] if policy.strip() else []
-    parts.append(f"## Your task\n\n{task.instruction.strip()}")
+    parts.append(f"## Your task\n\n{task.briefing}")
     parts.append(f"The current time is {task.time_text}.")
     if task.user is not None:
         parts.append(

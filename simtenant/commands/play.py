@@ -87,7 +87,7 @@ class PlaySession:
 
     def show_instruction(self) -> None:
         console.print("[bold]instruction[/bold]", highlight=False)
-        console.print(escape(self.task.instruction.strip()), highlight=False)
+        console.print(escape(self.task.briefing), highlight=False)
         if self.task.user is not None:
             console.print(
                 f"[green]operator[/green]: {escape(self.task.user.opening.strip())}\n"

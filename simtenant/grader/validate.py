@@ -4,6 +4,7 @@ task defines), the untouched world scores 0, and two replays are byte-identical.
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,26 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _scope_problems(task: Task, snapshot: Path) -> list[str]:
+    """The scope a task states, checked against the world's own answer for its acting user."""
+    query = get_world(task.world).scope_query
+    if not task.scope:
+        return []
+    if query is None:
+        return [f"the task states a scope, but world {task.world} has no scope_query to check it"]
+    connection = sqlite3.connect(f"file:{snapshot}?mode=ro", uri=True)
+    try:
+        actual = sorted(str(org) for (org,) in connection.execute(query, {"actor": task.actor}))
+    finally:
+        connection.close()
+    if sorted(task.scope) != actual:
+        return [
+            f"the task states the scope {', '.join(sorted(task.scope))}, but {task.actor} holds roles in "
+            f"{', '.join(actual) or 'none'}"
+        ]
+    return []
+
+
 def validate_task(task: Task) -> TaskValidation:
     from ..agents import run
 
@@ -54,7 +75,9 @@ def validate_task(task: Task) -> TaskValidation:
     with tempfile.TemporaryDirectory(prefix="simtenant-validate-") as tmp:
         work = Path(tmp)
         try:
-            gold_database(task, seeds.task_snapshot(get_world(task.world), task.seed_changes))
+            snapshot = seeds.task_snapshot(get_world(task.world), task.seed_changes)
+            report.problems.extend(_scope_problems(task, snapshot))
+            gold_database(task, snapshot)
             first = run(task, "oracle", work / "oracle-1.db")
             second = run(task, "oracle", work / "oracle-2.db")
             noop = run(task, "noop", work / "noop.db")

@@ -137,7 +137,7 @@ def select_tasks(world: str, task_ids: Iterable[str] | str | None = None) -> lis
 def system_prompt(task: Task, world: World) -> str:
     """What the agent is told first: the world's policy, the task's instruction and its clock."""
     parts = [world.policy.strip()] if world.policy.strip() else []
-    parts.append(f"## Your task\n\n{task.instruction.strip()}")
+    parts.append(f"## Your task\n\n{task.briefing}")
     who = f" You act as {task.actor}." if task.actor else ""
     parts.append(f"The current time is {task.time_text}.{who}")
     if task.user is not None:

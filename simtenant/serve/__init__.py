@@ -73,7 +73,7 @@ class LiveEpisode:
 
     def instructions(self) -> str:
         """What the agent is told: the task's instruction, the operator's opening and the world's policy."""
-        parts = [self.task.instruction.strip()]
+        parts = [self.task.briefing]
         if self.task.user is not None:
             parts.append(
                 f"The person you work for says: {self.task.user.opening.strip()}\nReach them with send_message_to_user."
