@@ -59,7 +59,7 @@ def test_two_builds_are_byte_identical(tmp_path, snap):
 
 def test_build_leaves_only_the_destination(tmp_path):
     builder.build(COMMERCE, tmp_path / "out.db")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.db"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.db", "out.db.sha256"]
 
 
 def test_snapshot_is_cached_by_content_hash(monkeypatch, snap):
@@ -271,3 +271,53 @@ def test_seed_row_with_unknown_column_is_refused(tmp_path):
     with pytest.raises(TaskError, match="colour"):
         builder.build(world, out / "snapshot.db")
     assert list(out.iterdir()) == []
+
+
+def _flip_a_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:4096])
+
+
+def _drop_the_checksum(path: Path) -> None:
+    path.with_name(f"{path.name}.sha256").unlink()
+
+
+@pytest.mark.parametrize("damage", [_flip_a_byte, _truncate, _drop_the_checksum])
+def test_a_damaged_snapshot_is_detected_and_rebuilt_never_used(damage):
+    """A cached snapshot edited by hand, truncated or without its checksum is rebuilt before use,
+    in this process (which had already checked it) and in any other."""
+    path = seeds.snapshot(COMMERCE)
+    good = path.read_bytes()
+    damage(path)
+    assert not builder.intact(path)
+    assert seeds.snapshot(COMMERCE) == path
+    assert path.read_bytes() == good and builder.intact(path)
+
+
+def test_damaged_task_snapshots_templates_and_gold_databases_are_rebuilt(tmp_path):
+    from simtenant.agents import run
+    from simtenant.grader import grade
+    from simtenant.grader.grade import gold_database
+    from simtenant.world import get_task
+
+    task = get_task("itsm/unlock-refused-unverified")
+    variant = seeds.task_snapshot(get_world("itsm"), {"sys_users": [{"id": "USR-0011", "title": "Analyst"}]})
+    gold = gold_database(task, seeds.snapshot(get_world("itsm")))
+    episode = run(task, "oracle", tmp_path / "e.db")  # made from a cached template
+    templates = sorted((seeds.cache_dir() / "templates").glob("*.db"))
+    for path in (variant, gold, *templates):
+        good = path.read_bytes()
+        _flip_a_byte(path)
+        assert not builder.intact(path), path
+        if path == variant:
+            seeds.task_snapshot(get_world("itsm"), {"sys_users": [{"id": "USR-0011", "title": "Analyst"}]})
+        elif path == gold:
+            assert grade(episode).reward == 1.0  # graded against a rebuilt gold, not the damaged one
+        else:
+            run(task, "oracle", tmp_path / f"again-{path.stem}.db")
+        assert builder.intact(path) and path.read_bytes() == good, path

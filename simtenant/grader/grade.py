@@ -125,13 +125,13 @@ def snapshot_for(task: Task, content_hash: str, scale: int = 1) -> Path:
     """The cached snapshot an episode of ``task`` was copied from (rebuilt if it is the current one)."""
     world = get_world(task.world)
     path = seeds.snapshot_path(world, content_hash)
-    if path.exists():
+    if seeds.intact(path):
         return path
     current = seeds.task_snapshot(world, task.seed_changes, scale)
     if content_hash == seeds.hash_of(world, current):
         return current
     raise NotFound(
-        f"the snapshot this episode was made from ({content_hash[:12]}) is gone: its seed data changed; "
+        f"the snapshot this episode was made from ({content_hash[:12]}) is gone or damaged, and its seed data changed; "
         "run the episode again",
         error="snapshot_missing",
     )
@@ -145,7 +145,7 @@ def gold_database(task: Task, snapshot: Path) -> Path:
     world = get_world(task.world)
     name = f"{task.id.replace('/', '__')}-{seeds.hash_of(world, snapshot)[:16]}-{task.hash[:16]}.db"
     path = seeds.cache_dir() / "gold" / name
-    if path.exists():
+    if seeds.intact(path):
         return path
     tmp = path.with_name(f"{name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
@@ -159,7 +159,7 @@ def gold_database(task: Task, snapshot: Path) -> Path:
                     )
             if not episode.done:
                 raise TaskError(f"{task.id}: the gold calls must end the episode (with {episode.world.finish_tool})")
-        os.replace(tmp, path)
+        seeds.place(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
     return path

@@ -76,6 +76,48 @@ def _content_hash(stamps: tuple[tuple[str, int, int], ...], scale: int) -> str:
 
 
 _known: dict[tuple[Path, Path, int], Path] = {}
+_intact: dict[Path, tuple[int, ...]] = {}  # cached files whose bytes were checked: their and their checksum's stat
+
+
+def _checksum_file(path: Path) -> Path:
+    return path.with_name(f"{path.name}.sha256")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def place(tmp: Path, dest: Path) -> None:
+    """Move a freshly made cache file into place, its checksum written beside it first (a reader
+    that sees the file sees the checksum; files made from the same inputs are byte-identical)."""
+    _checksum_file(dest).write_text(_sha256(tmp) + "\n")
+    os.replace(tmp, dest)
+    _intact.pop(dest, None)
+
+
+def intact(path: Path) -> bool:
+    """Whether a cached file exists and its bytes still match the checksum written when it was made
+    (an edited or truncated file fails, and its maker rebuilds it). Checked once per process for as
+    long as the file's and the checksum's size and mtime stay the same."""
+    try:
+        stat, recorded = path.stat(), _checksum_file(path).stat()
+    except OSError:
+        return False
+    seen = (stat.st_mtime_ns, stat.st_size, recorded.st_mtime_ns, recorded.st_size)
+    if _intact.get(path) == seen:
+        return True
+    try:
+        expected = _checksum_file(path).read_text().strip()
+    except OSError:
+        return False
+    if _sha256(path) != expected:
+        return False
+    _intact[path] = seen
+    return True
 
 
 def snapshot(world: World, scale: int = 1) -> Path:
@@ -88,9 +130,9 @@ def snapshot(world: World, scale: int = 1) -> Path:
         raise TaskError(f"scale must be at least 1, got {scale}", error="invalid_scale")
     key = (cache_dir(), world.folder, scale)
     path = _known.get(key)
-    if path is None or not path.exists():
+    if path is None or not intact(path):
         path = snapshot_path(world, snapshot_hash(world, scale))
-        if not path.exists():
+        if not intact(path):
             path.parent.mkdir(parents=True, exist_ok=True)
             build(world, path, scale)
         _known[key] = path
@@ -130,7 +172,7 @@ def _atomically(world: World, dest: Path, make: Callable[[Path], None]) -> None:
         connection.execute("VACUUM")
         connection.execute("PRAGMA journal_mode=DELETE")
         connection.close()
-        os.replace(tmp, dest)
+        place(tmp, dest)
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -146,7 +188,7 @@ def task_snapshot(world: World, changes: dict[str, list[dict[str, Any]]], scale:
         return base
     text = json.dumps(changes, sort_keys=True, separators=(",", ":"), default=str)
     path = snapshot_path(world, f"{hash_of(world, base)}-t{hashlib.sha256(text.encode()).hexdigest()[:16]}")
-    if not path.exists():
+    if not intact(path):
 
         def make(tmp: Path) -> None:
             shutil.copyfile(base, tmp)
@@ -333,7 +375,7 @@ def template(snapshot_file: Path, record: dict[str, Any], messages: list[dict[st
     cached, so starting an episode is a file copy and a connection."""
     text = json.dumps([snapshot_file.name, record, messages], sort_keys=True, separators=(",", ":"))
     path = cache_dir() / "templates" / f"{hashlib.sha256(text.encode()).hexdigest()[:32]}.db"
-    if path.exists():
+    if intact(path):
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -354,7 +396,7 @@ def template(snapshot_file: Path, record: dict[str, Any], messages: list[dict[st
             connection.execute("COMMIT")
         finally:
             connection.close()
-        os.replace(tmp, path)
+        place(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
     return path
