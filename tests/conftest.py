@@ -54,3 +54,14 @@ def read_world_rows(path: Path) -> dict[str, list[tuple]]:
 def world_rows() -> Callable[[Path], dict[str, list[tuple]]]:
     """Every row of every non-harness table of a database, for before/after comparisons."""
     return read_world_rows
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many generated calls the fuzz tests made, per world (the figure the README reports)."""
+    import sys
+
+    fuzz = sys.modules.get("test_fuzz") or sys.modules.get("tests.test_fuzz")
+    calls = getattr(fuzz, "CALLS", None)
+    if calls:
+        per_world = ", ".join(f"{world} {count}" for world, count in sorted(calls.items()))
+        terminalreporter.write_line(f"fuzz: {sum(calls.values())} generated calls ({per_world})")

@@ -158,10 +158,27 @@ def _run(episode: Episode, context: ToolContext, name: str, args: dict[str, Any]
         validated = tool.arguments.model_validate(args)
     except ValidationError as exc:
         raise InvalidArgument(_validation_message(exc), error="invalid_arguments") from None
+    for field in type(validated).model_fields:
+        if _too_large(getattr(validated, field)):
+            raise InvalidArgument(f"{field}: a whole number beyond the 64-bit range", error="invalid_arguments")
     result = tool.fn(context, **{field: getattr(validated, field) for field in type(validated).model_fields})
     context.session.flush()
     # Round-trip through JSON so the result is plain data, identical to what is recorded.
     return json.loads(canonical_json(result))
+
+
+INT64 = 2**63
+
+
+def _too_large(value: Any) -> bool:
+    """Whether an integer anywhere in ``value`` does not fit SQLite's 64-bit integers."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return not -INT64 <= value < INT64
+    if isinstance(value, list | tuple):
+        return any(_too_large(v) for v in value)
+    if isinstance(value, dict):
+        return any(_too_large(v) for v in value.values())
+    return False
 
 
 _RECORD_CALL = (
