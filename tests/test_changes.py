@@ -75,7 +75,7 @@ def as_rows(result):
 @pytest.mark.parametrize(("task", "name"), CASES, ids=[f"{t.id}:{n}" for t, n in CASES])
 def test_changed_key_diff_equals_full_diff(tmp_path, task, name):
     world = get_world(task.world)
-    snapshot = seeds.snapshot(world)
+    snapshot = seeds.task_snapshot(world, task.seed_changes)
     gold = gold_database(task, snapshot)
     episode = play(task, trajectories(task)[name], tmp_path / "episode.db")
     by_changes = diff_databases(gold, episode, world.tables, base=snapshot)
@@ -88,7 +88,7 @@ def test_changed_key_diff_equals_full_diff(tmp_path, task, name):
 @pytest.mark.parametrize("task", all_tasks(), ids=lambda t: t.id)
 def test_changed_key_diff_equals_full_diff_on_a_scaled_world(tmp_path, task):
     world = get_world(task.world)
-    snapshot = seeds.snapshot(world, 10)
+    snapshot = seeds.task_snapshot(world, task.seed_changes, 10)
     cases = trajectories(task)
     gold = play(task, cases["gold"], tmp_path / "gold.db", scale=10)
     wrong = play(task, cases["nothing"], tmp_path / "wrong.db", scale=10)

@@ -131,7 +131,7 @@ def test_gold_database_is_cached(tmp_path, monkeypatch):
     snapshot = seeds.snapshot(WORLD)
     first = gold_database(task, snapshot)
     assert first.parent == tmp_path / "cache" / "gold"
-    assert sorted(p.name for p in first.parent.iterdir()) == [first.name]
+    assert sorted(p.name for p in first.parent.iterdir()) == [first.name, f"{first.name}.sha256"]
     mtime = first.stat().st_mtime_ns
 
     def no_replay(*_args: object, **_kwargs: object) -> Episode:

@@ -658,11 +658,22 @@ def test_the_org_filter_shows_that_organization_alone_and_refuses_one_outside_sc
 INACTIVE_TASK = task({**BETA, "organizations": [{**BETA["organizations"][0], "active": False}]}, "inactive")
 
 
+TAKING_ACCESS_AWAY = {"revoke_role"}  # allowed in an inactive organization: no contract is needed for it
+
+
 def test_every_write_in_an_inactive_organization_is_refused_and_writes_nothing(start, world_rows):
     world = start(INACTIVE_TASK, "inactive")
     for tool, args in WRITES.items():
+        if tool in TAKING_ACCESS_AWAY:
+            continue
         error = refused(world, world_rows, BETA_MANAGER, tool, 409, **args)
         assert error["error"] == "inactive_organization", (tool, error)
+
+
+def test_access_to_an_inactive_organization_can_still_be_taken_away(start):
+    world = start(INACTIVE_TASK, "inactive")
+    assert ok(world, BETA_MANAGER, "revoke_role", user_id=PROVIDER, role_id="agent", org_id=ORG)["roles"] == []
+    assert call(world, PROVIDER, "get_incident_by_number", {"incident_number": "INC0009001"}).error["code"] == 404
 
 
 def test_an_inactive_organizations_records_stay_readable(start):
@@ -715,3 +726,43 @@ def test_a_grant_needs_the_right_to_change_users_in_that_organization(ep, world_
     refused(ep, world_rows, PROVIDER, "assign_role", 403, "forbidden", user_id=PROVIDER, role_id="manager", org_id=ORG)
     refused(ep, world_rows, OUTSIDER, "assign_role", 404, "not_found", user_id="USR-0004", role_id="agent", org_id=ORG)
     refused(ep, world_rows, OUTSIDER, "revoke_role", 404, "not_found", user_id=PROVIDER, role_id="agent", org_id=ORG)
+
+
+def test_the_clients_own_people_refer_to_provider_staff_who_work_there(start, world_rows):
+    """ORG-BETA's manager may assign an incident to the provider agent who holds a role in ORG-BETA and
+    sits in its group, notify him about ORG-BETA's records, list his incidents and manage his roles
+    there, but not look him up in the provider's directory or notify him about nothing of ORG-BETA's."""
+    changes = {**BETA, "group_members": [*BETA["group_members"],
+                                         {"group_id": "GRP-901", "user_id": PROVIDER, "org_id": ORG}]}  # fmt: skip
+    world = start(task(changes, "client-refers"), "client-refers")
+    assigned = ok(world, BETA_MANAGER, "assign_incident", incident_number="INC0009004", assigned_to_id=PROVIDER)
+    assert assigned["assigned_to_id"] == PROVIDER
+    note = ok(world, BETA_MANAGER, "send_notification", recipient_id=PROVIDER, channel="email", subject="INC0009004",
+              body="Yours now.", record_table="incidents", record_id="INC0009004")  # fmt: skip
+    assert note["org_id"] == ORG
+    assert {r["id"] for r in ok(world, BETA_MANAGER, "get_incidents_assigned_to", user_id=PROVIDER)["rows"]} == {
+        "INC0009004"
+    }
+    assert ok(world, BETA_MANAGER, "get_user_roles", user_id=PROVIDER) == {
+        "user_id": PROVIDER,
+        "org_id": ORG,
+        "roles": ["agent"],
+        "other_organizations": [],
+    }
+    refused(world, world_rows, BETA_MANAGER, "get_user_by_id", 404, "not_found", user_id=PROVIDER)
+    refused(world, world_rows, BETA_MANAGER, "send_notification", 404, "not_found", recipient_id=PROVIDER,
+            channel="email", subject="Hi", body="Hello.")  # fmt: skip
+    refused(world, world_rows, BETA_MANAGER, "update_user", 404, "not_found", user_id=PROVIDER, title="x")
+    # an Acme user with no role in ORG-BETA stays unknown to its people
+    refused(world, world_rows, BETA_MANAGER, "assign_incident", 404, "not_found", incident_number="INC0009004",
+            assigned_to_id=OUTSIDER, work_note="x")  # fmt: skip
+
+
+def test_look_ups_by_name_take_an_organization(start, world_rows):
+    changes = {**BETA, "user_groups": [*BETA["user_groups"], beta(id="GRP-903", name="Service Desk")]}
+    world = start(task(changes, "names"), "names")
+    assert ok(world, PROVIDER, "get_group_by_name", name="service desk")["id"] == "GRP-001"  # Acme's comes first
+    assert ok(world, PROVIDER, "get_group_by_name", name="service desk", org_id=ORG)["id"] == "GRP-903"
+    assert ok(world, BETA_MANAGER, "get_service_by_name", name="Warehouse Management", org_id=ORG)["id"] == "SVC-901"
+    refused(world, world_rows, OUTSIDER, "get_group_by_name", 404, "not_found", name="service desk", org_id=ORG)
+    refused(world, world_rows, OUTSIDER, "get_service_by_name", 404, "not_found", name="email", org_id=ORG)

@@ -273,6 +273,14 @@ def test_seed_row_with_unknown_column_is_refused(tmp_path):
     assert list(out.iterdir()) == []
 
 
+def _task_of(template: Path) -> str:
+    connection = sqlite3.connect(template)
+    try:
+        return connection.execute("SELECT task FROM _episode").fetchone()[0]
+    finally:
+        connection.close()
+
+
 def _flip_a_byte(path: Path) -> None:
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF
@@ -309,7 +317,8 @@ def test_damaged_task_snapshots_templates_and_gold_databases_are_rebuilt(tmp_pat
     variant = seeds.task_snapshot(get_world("itsm"), {"sys_users": [{"id": "USR-0011", "title": "Analyst"}]})
     gold = gold_database(task, seeds.snapshot(get_world("itsm")))
     episode = run(task, "oracle", tmp_path / "e.db")  # made from a cached template
-    templates = sorted((seeds.cache_dir() / "templates").glob("*.db"))
+    templates = [t for t in sorted((seeds.cache_dir() / "templates").glob("*.db")) if _task_of(t) == task.id]
+    assert templates
     for path in (variant, gold, *templates):
         good = path.read_bytes()
         _flip_a_byte(path)

@@ -169,9 +169,12 @@ def readable(ctx: ToolContext, resource: str) -> list[str]:
     return sorted(org for org in memo.orgs if memo.may(org, resource, "read"))
 
 
-def require(ctx: ToolContext, resource: str, action: str, org_id: str | None = None) -> SysUser:
+def require(
+    ctx: ToolContext, resource: str, action: str, org_id: str | None = None, even_if_inactive: bool = False
+) -> SysUser:
     """The acting user, if their roles allow ``action`` on ``resource`` in the organization
-    (their own by default); otherwise 403. An inactive organization's records are read-only (409)."""
+    (their own by default); otherwise 403. An inactive organization's records are read-only (409),
+    except where access is being taken away (``even_if_inactive``)."""
     memo = grants(ctx)
     user = memo.user
     org = org_id or user.org_id
@@ -179,7 +182,7 @@ def require(ctx: ToolContext, resource: str, action: str, org_id: str | None = N
         roles = ", ".join(sorted(memo.roles.get(org, ()))) or "none"
         verb = "read" if action == "read" else "change"
         raise Forbidden(f"{user.id} (roles: {roles}) may not {verb} {resource} records in {org}")
-    if action != "read" and org in memo.inactive:
+    if action != "read" and org in memo.inactive and not even_if_inactive:
         raise Conflict(
             f"organization {org} is inactive: its records can be read but not changed", error="inactive_organization"
         )
@@ -243,13 +246,26 @@ def related(ctx: ToolContext, model: type[T], key: Any, what: str, org_id: str) 
     """A record a write refers to (caller, assignee, group, CI, service, article, ...): 404 if it does
     not exist or lies outside the acting user's scope, 400 cross_organization if it is in scope but of
     another organization than ``org_id``, the organization of the record being written. A person
-    counts as of an organization they hold a role in: provider staff work on their clients' records."""
+    counts as of an organization they hold a role in: provider staff work on their clients' records,
+    and the client's own people may refer to them there (though not look them up in the provider's
+    directory)."""
     row = ctx.session.get(model, key)
+    if isinstance(row, SysUser) and row.org_id != org_id and roles_of(ctx.session, row.id, org_id):
+        return row  # works there: provider staff can be referred to by the client's own people too
     if row is None or not in_scope(ctx, row.org_id):  # type: ignore[attr-defined]
         raise NotFound(f"{what} {key!r} not found")
-    if isinstance(row, SysUser):
-        return works_in(ctx.session, org_id, row, what)  # type: ignore[return-value]
     return same_org(org_id, row, what)
+
+
+def seen_in_scope(ctx: ToolContext, user: SysUser) -> bool:
+    """Whether a person is of the acting user's scope: of one of its organizations, or working in one
+    (holding a role there, as provider staff do in their clients)."""
+    if in_scope(ctx, user.org_id):
+        return True
+    query = (
+        select(func.count()).select_from(UserRole).where(UserRole.user_id == user.id, UserRole.org_id.in_(scope(ctx)))
+    )
+    return bool(ctx.session.scalar(query))
 
 
 def works_in(session: Session, org_id: str, user: SysUser, what: str = "user") -> SysUser:
@@ -259,14 +275,18 @@ def works_in(session: Session, org_id: str, user: SysUser, what: str = "user") -
     return same_org(org_id, user, what)
 
 
-def find_one(ctx: ToolContext, query: Select, what: str, resource: str) -> Any:
-    """The first row of ``query`` the acting user may read: rows outside their scope are never
-    looked at, rows in an organization where they may not read ``resource`` are skipped. 404 when
-    there is none; 403 when every match in scope is one they may not read."""
+def find_one(ctx: ToolContext, query: Select, what: str, resource: str, org_id: str | None = None) -> Any:
+    """The first row of ``query`` the acting user may read (of ``org_id`` alone, when given): rows
+    outside their scope are never looked at, rows in an organization where they may not read
+    ``resource`` are skipped. 404 when there is none; 403 when every match in scope is one they may
+    not read."""
     memo = grants(ctx)
     entity = query.column_descriptions[0]["entity"]
+    if org_id is not None and org_id not in memo.orgs:
+        raise NotFound(f"organization {org_id!r} not found")
+    orgs = sorted(memo.orgs) if org_id is None else [org_id]
     denied = None
-    for row in ctx.session.scalars(query.where(entity.org_id.in_(sorted(memo.orgs)))):
+    for row in ctx.session.scalars(query.where(entity.org_id.in_(orgs))):
         if memo.may(row.org_id, resource, "read"):
             return row
         denied = denied or row.org_id

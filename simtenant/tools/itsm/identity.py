@@ -52,7 +52,9 @@ from .common import (
     require_somewhere,
     roles_of,
     same_org,
+    scope,
     scoped,
+    seen_in_scope,
     target_org,
     works_in,
 )
@@ -449,12 +451,31 @@ RoleOrg = Annotated[
 ]
 
 
-def _role_org(ctx: ToolContext, user: SysUser, org_id: str | None, resource: str, action: str) -> str:
-    """The organization a role of ``user`` is looked up or granted in: ``org_id`` (404 outside the
-    acting user's scope) or the user's own, once the acting user may ``action`` ``resource`` there."""
-    org = user.org_id if org_id is None else target_org(ctx, org_id)
-    require(ctx, resource, action, org)
+def _role_org(
+    ctx: ToolContext, user: SysUser, org_id: str | None, resource: str, action: str, revoking: bool = False
+) -> str:
+    """The organization a role of ``user`` is looked up, granted or revoked in: ``org_id`` (404 outside
+    the acting user's scope) or the user's own, once the acting user may ``action`` ``resource`` there
+    (access can be taken away in an inactive organization too)."""
+    if org_id is not None:
+        org = target_org(ctx, org_id)
+    elif in_scope(ctx, user.org_id):
+        org = user.org_id
+    else:  # someone working in the scope, seen through the first organization where they hold a role
+        org = ctx.session.scalars(
+            select(UserRole.org_id).where(UserRole.user_id == user.id, UserRole.org_id.in_(scope(ctx)))
+        ).first()
+    require(ctx, resource, action, org, even_if_inactive=revoking)
     return org
+
+
+def _person(ctx: ToolContext, user_id: str) -> SysUser:
+    """A user of the scope, or one who works in it (provider staff holding a role in a client of it):
+    whose roles in those organizations their people may read and manage."""
+    user = ctx.session.get(SysUser, user_id)
+    if user is None or not seen_in_scope(ctx, user):
+        raise NotFound(f"user {user_id!r} not found")
+    return user
 
 
 def _roles_view(ctx: ToolContext, user: SysUser, org: str) -> dict[str, Any]:
@@ -465,7 +486,7 @@ def _roles_view(ctx: ToolContext, user: SysUser, org: str) -> dict[str, Any]:
 def get_user_roles(ctx: ToolContext, user_id: UserId, org_id: RoleOrg = None) -> Any:
     """List the roles a user holds in an organization (their own by default); without one, also the
     roles they hold in the other organizations of your scope (provider staff serve several)."""
-    user = _user(ctx, user_id)
+    user = _person(ctx, user_id)
     org = _role_org(ctx, user, org_id, "role", "read")
     view = _roles_view(ctx, user, org)
     if org_id is None:
@@ -488,7 +509,7 @@ def check_user_permission(
 ) -> Any:
     """Whether a user's roles in an organization (their own by default) allow an action (read, or
     crud: create/change/delete) on a resource."""
-    user = _user(ctx, user_id)
+    user = _person(ctx, user_id)
     org = _role_org(ctx, user, org_id, "role", "read")
     permitted = user.active and not user.locked and allowed(ctx.session, user.id, org, resource, action)
     return {
@@ -505,7 +526,7 @@ def check_user_permission(
 def assign_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: RoleOrg = None) -> Any:
     """Grant a role to an active user in an organization: their own (the default), or, for a
     provider's staff, a client organization they are to serve."""
-    user = _user(ctx, user_id)
+    user = _person(ctx, user_id)
     org = _role_org(ctx, user, org_id, "user", "crud")
     if not user.active:
         raise Conflict(f"{user.id} ({user.name}) is not an active user", error="inactive_user")
@@ -515,9 +536,9 @@ def assign_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: Role
 
 @tool(SVC, "POST", "/itsm/users/roles/revoke")
 def revoke_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: RoleOrg = None) -> Any:
-    """Take a role away from a user in an organization (their own by default)."""
-    user = _user(ctx, user_id)
-    org = _role_org(ctx, user, org_id, "user", "crud")
+    """Take a role away from a user in an organization (their own by default; an inactive one too)."""
+    user = _person(ctx, user_id)
+    org = _role_org(ctx, user, org_id, "user", "crud", revoking=True)
     grant = ctx.session.get(UserRole, (user.id, role_id, org))
     if grant is None:
         raise NotFound(f"{user.id} does not hold role {role_id!r} in {org}")
@@ -545,11 +566,14 @@ def list_groups(ctx: ToolContext, org_id: InOrg = None, page: Page = 1, per_page
 
 @tool(SVC, "GET", "/itsm/groups/by-name")
 def get_group_by_name(
-    ctx: ToolContext, name: Annotated[Text, Field(description="The group's name (case does not matter)")]
+    ctx: ToolContext,
+    name: Annotated[Text, Field(description="The group's name (case does not matter)")],
+    org_id: InOrg = None,
 ) -> Any:
-    """Look up a group by name: its id, email, manager and member count."""
+    """Look up a group by name (names repeat across organizations: give org_id to pick one): its id,
+    email, manager and member count."""
     query = select(UserGroup).where(func.lower(UserGroup.name) == name.lower()).order_by(UserGroup.id)
-    return _group_view(ctx, find_one(ctx, query, f"group named {name!r}", "group"))
+    return _group_view(ctx, find_one(ctx, query, f"group named {name!r}", "group", org_id))
 
 
 @tool(SVC, "GET", "/itsm/groups/members")

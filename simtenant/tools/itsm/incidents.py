@@ -37,7 +37,6 @@ from .common import (
     audit,
     filled,
     get_in_scope,
-    in_scope,
     later,
     may,
     paged,
@@ -48,6 +47,7 @@ from .common import (
     require_somewhere,
     same_org,
     scoped,
+    seen_in_scope,
 )
 
 SERVICE = "itsm.incidents"
@@ -221,8 +221,9 @@ def _list(
 
 
 def _user_in_scope(ctx: ToolContext, user_id: str) -> SysUser:
+    """A user of the scope, or one who works in it (provider staff with a role in an organization of it)."""
     user = ctx.session.get(SysUser, user_id)
-    if user is None or not in_scope(ctx, user.org_id):
+    if user is None or not seen_in_scope(ctx, user):
         raise NotFound(f"user {user_id!r} not found")
     return user
 

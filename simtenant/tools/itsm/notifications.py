@@ -28,9 +28,9 @@ from .common import (
     in_scope,
     matching,
     paged,
+    related,
     require,
     require_somewhere,
-    same_org,
     scoped,
 )
 
@@ -63,22 +63,25 @@ def send_notification(
     record_id: Annotated[str | None, Field(description="The id of the record it is about, e.g. INC0001001")] = None,
 ) -> Any:
     """Send a notification to an active user, optionally about a record (give both record_table and
-    record_id). It belongs to the recipient's organization, and the record must be of it too
-    (400 cross_organization)."""
+    record_id). It belongs to the record's organization, and the recipient must be of it or work
+    there (provider staff with a role in it), else 400 cross_organization; without a record, it
+    belongs to the recipient's organization."""
     if (record_table is None) != (record_id is None):
         raise InvalidArgument("give record_table and record_id together, or neither", error="missing_field")
     require_somewhere(ctx, "notification", "crud")
-    recipient = ctx.session.get(SysUser, recipient_id)
-    if recipient is None or not in_scope(ctx, recipient.org_id):
-        raise NotFound(f"recipient {recipient_id!r} not found")
-    org = recipient.org_id
-    require(ctx, "notification", "crud", org)
-    if not recipient.active:
-        raise Conflict(f"recipient {recipient_id} ({recipient.name}) is not an active user", error="inactive_user")
     if record_table is not None and record_id is not None:
         model, resource = RECORDS[record_table]
         what = record_table.removesuffix("s").replace("_", " ")
-        same_org(org, get_in_scope(ctx, model, record_id, what, resource), what)
+        org = get_in_scope(ctx, model, record_id, what, resource).org_id
+        recipient = related(ctx, SysUser, recipient_id, "recipient", org)
+    else:
+        recipient = ctx.session.get(SysUser, recipient_id)
+        if recipient is None or not in_scope(ctx, recipient.org_id):
+            raise NotFound(f"recipient {recipient_id!r} not found")
+        org = recipient.org_id
+    require(ctx, "notification", "crud", org)
+    if not recipient.active:
+        raise Conflict(f"recipient {recipient_id} ({recipient.name}) is not an active user", error="inactive_user")
     notification = Notification(
         org_id=org,
         recipient_id=recipient.id,

@@ -104,11 +104,14 @@ def list_services(
 
 @tool(SVC, "GET", "/itsm/services/by-name")
 def get_service_by_name(
-    ctx: ToolContext, name: Annotated[Text, Field(description="The service's name (case does not matter)")]
+    ctx: ToolContext,
+    name: Annotated[Text, Field(description="The service's name (case does not matter)")],
+    org_id: InOrg = None,
 ) -> Any:
-    """Look up a service by name, with its status, owner group and offerings."""
+    """Look up a service by name (names repeat across organizations: give org_id to pick one), with
+    its status, owner group and offerings."""
     query = select(Service).where(func.lower(Service.name) == name.lower()).order_by(Service.id)
-    service = find_one(ctx, query, f"service named {name!r}", "service")
+    service = find_one(ctx, query, f"service named {name!r}", "service", org_id)
     group = ctx.session.get(UserGroup, service.owner_group_id) if service.owner_group_id else None
     offerings = ctx.session.scalars(
         select(ServiceOffering).where(ServiceOffering.service_id == service.id).order_by(ServiceOffering.id)
