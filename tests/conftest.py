@@ -56,12 +56,18 @@ def world_rows() -> Callable[[Path], dict[str, list[tuple]]]:
     return read_world_rows
 
 
+TALLIES = {  # module: (its counter, what it counts): the figures the README's reliability section reports
+    "test_fuzz": ("CALLS", "generated calls"),
+    "test_atomicity": ("FAULTS", "calls faulted between two writes"),
+}
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """How many generated calls the fuzz tests made, per world (the figure the README reports)."""
+    """How many cases the reliability tests tried, per world."""
     import sys
 
-    fuzz = sys.modules.get("test_fuzz") or sys.modules.get("tests.test_fuzz")
-    calls = getattr(fuzz, "CALLS", None)
-    if calls:
-        per_world = ", ".join(f"{world} {count}" for world, count in sorted(calls.items()))
-        terminalreporter.write_line(f"fuzz: {sum(calls.values())} generated calls ({per_world})")
+    for module, (name, what) in TALLIES.items():
+        tally = getattr(sys.modules.get(module) or sys.modules.get(f"tests.{module}"), name, None)
+        if tally:
+            per_world = ", ".join(f"{world} {count}" for world, count in sorted(tally.items()))
+            terminalreporter.write_line(f"{module}: {sum(tally.values())} {what} ({per_world})")
