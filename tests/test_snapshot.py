@@ -307,18 +307,19 @@ def test_a_damaged_snapshot_is_detected_and_rebuilt_never_used(damage):
     assert path.read_bytes() == good and builder.intact(path)
 
 
-def test_damaged_task_snapshots_templates_and_gold_databases_are_rebuilt(tmp_path):
+def test_damaged_task_snapshots_templates_and_gold_databases_are_rebuilt(tmp_path, monkeypatch):
     from simtenant.agents import run
     from simtenant.grader import grade
     from simtenant.grader.grade import gold_database
     from simtenant.world import get_task
 
+    monkeypatch.setenv("SIMTENANT_CACHE", str(tmp_path / "cache"))  # every cached file here is this test's
     task = get_task("itsm/unlock-refused-unverified")
     variant = seeds.task_snapshot(get_world("itsm"), {"sys_users": [{"id": "USR-0011", "title": "Analyst"}]})
     gold = gold_database(task, seeds.snapshot(get_world("itsm")))
     episode = run(task, "oracle", tmp_path / "e.db")  # made from a cached template
-    templates = [t for t in sorted((seeds.cache_dir() / "templates").glob("*.db")) if _task_of(t) == task.id]
-    assert templates
+    templates = sorted((seeds.cache_dir() / "templates").glob("*.db"))
+    assert [_task_of(t) for t in templates] == [task.id]
     for path in (variant, gold, *templates):
         good = path.read_bytes()
         _flip_a_byte(path)
