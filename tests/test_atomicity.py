@@ -68,8 +68,6 @@ def world_state(path: Any) -> dict[str, list[tuple]]:
         connection.close()
 
 
-
-
 @pytest.mark.parametrize("task", all_tasks(), ids=lambda t: t.id)
 def test_a_fault_between_two_writes_leaves_no_partial_write(tmp_path, task):
     world = get_world(task.world)

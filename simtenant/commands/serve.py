@@ -22,6 +22,10 @@ app.add_typer(serve_app, name="serve")
 Host = Annotated[str, typer.Option(help="Address to listen on (only this machine by default)")]
 Port = Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on")]
 RunsDir = Annotated[Path, typer.Option(help="Where episode files (and their grades) are written")]
+Token = Annotated[
+    str | None,
+    typer.Option(envvar="SIMTENANT_TOKEN", help="Refuse HTTP requests without Authorization: Bearer TOKEN"),
+]
 
 
 def _structured(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -50,10 +54,7 @@ def http(
     host: Host = "127.0.0.1",
     port: Port = 8000,
     runs_dir: RunsDir = Path("runs/serve"),
-    token: Annotated[
-        str | None,
-        typer.Option(envvar="SIMTENANT_TOKEN", help="Refuse requests without Authorization: Bearer TOKEN"),
-    ] = None,
+    token: Token = None,
 ) -> None:
     """Serve any task over HTTP, OpenEnv-style: POST /reset, POST /step, GET /state, /health, /schema."""
     from ..serve import listen
@@ -73,6 +74,7 @@ def mcp(
     port: Port = 8000,
     runs_dir: RunsDir = Path("runs/serve"),
     out: Annotated[Path | None, typer.Option(help="Episode file to write (must not exist)")] = None,
+    token: Token = None,
 ) -> None:
     """Serve one episode of a task over MCP: its tools, send_message_to_user (operator tasks) and finish."""
     from ..serve import LiveEpisode, listen
@@ -85,6 +87,6 @@ def mcp(
     errors.print(f"simtenant MCP server for {found.id}{where}: episode {live.path}", highlight=False)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # a terminated server still grades its episode
     if sock is not None:
-        serve_http(live, sock)
+        serve_http(live, sock, token)
     else:
         serve_stdio(live)

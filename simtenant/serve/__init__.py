@@ -11,6 +11,7 @@ Nothing here hands the agent gold calls, checks, the grader's diff or the snapsh
 from __future__ import annotations
 
 import functools
+import hmac
 import json
 import socket
 import threading
@@ -30,6 +31,45 @@ from ..world import get_world
 # Starting an episode and grading one build cached files (snapshots, templates, gold databases) whose
 # temporary names are unique per process, not per thread: one thread at a time does either.
 CACHE_LOCK = threading.Lock()
+
+
+class BearerToken:
+    """ASGI middleware for both servers: with a token, every HTTP request must carry
+    ``Authorization: Bearer <token>`` (compared in constant time), else 401 and a structured error."""
+
+    def __init__(self, app: Any, token: str | None) -> None:
+        self.app, self.token = app, token
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if self.token is None or scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        scheme, _, value = headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), self.token.encode()):
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps(
+            {
+                "error": {
+                    "code": 401,
+                    "error": "unauthorized",
+                    "message": "this server needs Authorization: Bearer <token>",
+                }
+            }
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", b"Bearer"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
 
 
 @functools.cache

@@ -11,7 +11,6 @@ a call the tool refuses is an observation with ``success: false`` (the agent's m
 
 from __future__ import annotations
 
-import hmac
 import json
 import re
 import socket
@@ -32,7 +31,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, SimtenantError
 from ..tools import Tool
 from ..tools.dispatch import Outcome
 from ..world import get_task, worlds
-from . import LiveEpisode, catalogue, serve_forever
+from . import BearerToken, LiveEpisode, catalogue, serve_forever
 
 EPISODE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -235,16 +234,7 @@ def create_app(runs_dir: Path | str = Path("runs/serve"), token: str | None = No
     )
     app.state.episodes = episodes
 
-    @app.middleware("http")
-    async def require_token(request: Request, call_next: Any) -> Any:
-        if token is not None:
-            given = request.headers.get("authorization", "")
-            scheme, _, value = given.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
-                response = _error(401, "unauthorized", "this server needs Authorization: Bearer <token>")
-                response.headers["WWW-Authenticate"] = "Bearer"
-                return response
-        return await call_next(request)
+    app.add_middleware(BearerToken, token=token)
 
     @app.exception_handler(SimtenantError)
     async def structured(_request: Request, exc: SimtenantError) -> JSONResponse:

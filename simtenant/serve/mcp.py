@@ -20,7 +20,7 @@ from mcp.server import Server, ServerRequestContext
 
 from .. import __version__
 from ..errors import SimtenantError
-from . import LiveEpisode, serve_forever
+from . import BearerToken, LiveEpisode, serve_forever
 
 
 def _content(value: Any, is_error: bool) -> types.CallToolResult:
@@ -73,16 +73,19 @@ def serve_stdio(live: LiveEpisode) -> None:
         live.close()
 
 
-def http_app(live: LiveEpisode, host: str = "127.0.0.1") -> Any:
-    """The episode's MCP server as a streamable-HTTP ASGI app (at ``/mcp``), guarded against DNS rebinding."""
-    return build_server(live).streamable_http_app(host=host)
+def http_app(live: LiveEpisode, host: str = "127.0.0.1", token: str | None = None) -> Any:
+    """The episode's MCP server as a streamable-HTTP ASGI app (at ``/mcp``), guarded against DNS rebinding;
+    with a ``token``, every request must carry ``Authorization: Bearer <token>``."""
+    app = build_server(live).streamable_http_app(host=host)
+    app.add_middleware(BearerToken, token=token)
+    return app
 
 
-def serve_http(live: LiveEpisode, sock: socket.socket) -> None:
+def serve_http(live: LiveEpisode, sock: socket.socket, token: str | None = None) -> None:
     """Serve the episode over streamable HTTP at ``/mcp`` on a bound socket (see ``listen``) until interrupted;
     then grade it."""
     try:
-        serve_forever(http_app(live, sock.getsockname()[0]), sock)
+        serve_forever(http_app(live, sock.getsockname()[0], token), sock)
     except KeyboardInterrupt:
         pass
     finally:

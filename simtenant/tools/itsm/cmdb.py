@@ -129,7 +129,7 @@ def list_configuration_items(
         (ConfigurationItem.location_id, location_id),
     )
     if name is not None:
-        query = query.where(func.lower(ConfigurationItem.name).contains(name.lower()))
+        query = query.where(func.lower(ConfigurationItem.name).contains(name.lower(), autoescape=True))
     return paged(ctx, query.order_by(ConfigurationItem.id), page, per_page)
 
 

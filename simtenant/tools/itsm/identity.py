@@ -214,7 +214,7 @@ def find_users_by_name(
     per_page: PerPage = 20,
 ) -> Any:
     """Find users whose name contains the given text."""
-    query = select(SysUser).where(func.lower(SysUser.name).contains(name.lower()))
+    query = select(SysUser).where(func.lower(SysUser.name).contains(name.lower(), autoescape=True))
     return paged(ctx, scoped(ctx, query, SysUser, "user", org_id).order_by(SysUser.id), page, per_page)
 
 
