@@ -264,6 +264,13 @@ def _show_grade(result: GradeResult, json_output: bool) -> None:
         for c in result.rubric:
             table.add_row(c.name, f"{c.weight:g}", "-" if c.score is None else f"{c.score:g}", escape(c.detail))
         console.print(table)
+    if result.assertions:
+        title = f"assertions {result.assertion_credit:g} (completed correctly: {result.task_completed_correctly})"
+        table = Table("assertion", "kind", "held before", "holds", "scored", "detail", title=title)
+        for a in result.assertions:
+            holds = "[green]yes[/green]" if a.holds else "[red]no[/red]"
+            table.add_row(a.name, a.kind, str(a.held_before), holds, str(a.scored), escape(a.detail))
+        console.print(table)
     if result.checks:
         table = Table("check", "kind", "passed", "detail", title="checks")
         for c in result.checks:
@@ -360,13 +367,16 @@ def validate(
     if json_output:
         _print_json({"ok": all(r.ok for r in reports), "tasks": [r.to_dict() for r in reports]})
     else:
-        table = Table("task", "gold", "shaped", "rubric", "noop", "identical", "problems", title="validate")
+        table = Table(
+            "task", "gold", "shaped", "rubric", "assertions", "noop", "identical", "problems", title="validate"
+        )
         for r in reports:
             table.add_row(
                 r.task,
                 _short(r.gold_reward),
                 _short(r.shaped_reward) or "-",
                 _short(r.rubric_reward) or "-",
+                _short(r.assertion_reward) or "-",
                 _short(r.noop_reward),
                 _short(r.identical_replays),
                 "[green]ok[/green]" if r.ok else "[red]" + "; ".join(r.problems) + "[/red]",

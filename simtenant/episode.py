@@ -34,6 +34,7 @@ class Episode:
         self.now = task.current_time
         self.actor = task.actor
         self.tools: dict[str, Tool] = self.world.tool_map(with_user=task.user is not None)
+        self.offered: list[Tool] = self.world.offered(task)  # what an agent is shown (api_fetch's own schema)
         self.done = False
         self.shaped = ShapedTracker(task.shaped) if task.shaped else None
         # One connection and session for the episode's life: only this episode writes its file.
@@ -70,6 +71,10 @@ class Episode:
         if status != "running":
             raise Conflict(f"{path} did not start as a fresh episode", error="bad_template")
         return episode
+
+    def connected(self, tool: Tool) -> bool:
+        """Whether the task connects the tool's app (a task that names none connects them all)."""
+        return self.world.connected(self.task, tool)
 
     def call(self, tool: str, args: Any = None) -> Outcome:
         """Run one tool call; returns its outcome (a result or a structured error)."""

@@ -160,6 +160,24 @@ class RubricComponent(Model):
     prompt: str | None = None
 
 
+class Assertion(Model):
+    """A statement about the final database, scored for partial credit (AutomationBench's kinds).
+
+    ``where`` picks rows of ``table``: each column equals a value, or matches a condition —
+    ``{contains: text}`` (case-insensitive), ``{in: [...]}``, ``{not: value}``, ``{null: true|false}``.
+    ``exists``: some row matches; ``not_exists``: none does; ``count``: exactly ``expect`` rows match;
+    ``equals``: exactly one row matches and its ``column`` equals ``value`` (or matches a condition).
+    """
+
+    name: str
+    kind: Literal["exists", "not_exists", "count", "equals"]
+    table: str
+    where: dict[str, Any] = {}
+    column: str | None = None
+    value: Any = None
+    expect: int | None = None
+
+
 class OperatorFact(Model):
     """Something the operator knows and tells only when asked (see ``simtenant.responder``)."""
 
@@ -193,14 +211,17 @@ class Task(Model):
     # the organizations the acting user may work in, told to the agent; validate checks them against
     # the world (its scope_query) so a task never states a scope its data does not give
     scope: list[str] = []
+    # the apps this task connects (their short names, e.g. crm, mail); none named: every app of the world
+    connected: list[str] = []
     user: Operator | None = None
     # the task's own changes to the seed world: {table: [rows]}, a row updates (by key) or is inserted
     seed_changes: dict[str, list[dict[str, Any]]] = {}
     gold: list[Call]
     checks: list[Check] = []
-    reward: Literal["default", "shaped", "rubric"] = "default"
+    reward: Literal["default", "shaped", "rubric", "assertions"] = "default"
     shaped: ShapedReward | None = None
     rubric: list[RubricComponent] | None = None  # the world's rubric when not given
+    assertions: list[Assertion] = []
     hash: str
 
     @field_validator("current_time")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from .errors import NotFound
 from .schema import Base, metadata
 from .task import RubricComponent, Task, load_task
 from .tools import Tool, tools_of
+from .tools.api import API, app_of, fetch_schema, is_endpoint
 
 SEEDS = Path(__file__).parent / "seeds"
 TASK_ID = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*$")
@@ -33,6 +34,7 @@ class World:
     rubric: list[RubricComponent] = field(default_factory=list)
     policy_files: list[str] = field(default_factory=lambda: ["policy.md"])  # relative to the folder, in order
     scope_query: str | None = None  # the organizations :actor may work in, to check the scope a task states
+    offer: str = "tools"  # what agents are shown: "tools" (every connected tool) or "search" (api_search/api_fetch)
     _tasks: dict[str, Task] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -66,8 +68,21 @@ class World:
         return [*self.tools, *harness]
 
     def tool_map(self, with_user: bool = False) -> dict[str, Tool]:
-        """Every tool an episode of this world offers, by name."""
+        """Every tool an episode of this world takes, by name."""
         return {t.name: t for t in self.all_tools(with_user)}
+
+    def connected(self, task: Task, tool: Tool) -> bool:
+        """Whether ``task`` connects the app of ``tool``: every app when it names none; the harness and
+        the search tools always."""
+        return not task.connected or tool.harness or tool.service == API or app_of(tool) in task.connected
+
+    def offered(self, task: Task) -> list[Tool]:
+        """The tools an agent is shown for ``task``: the connected ones (only the search tools and the
+        harness's when the world offers search), api_fetch described by one schema per endpoint it may run."""
+        connected = [t for t in self.all_tools(with_user=task.user is not None) if self.connected(task, t)]
+        shown = [t for t in connected if t.harness or t.service == API] if self.offer == "search" else connected
+        endpoints = [t for t in connected if is_endpoint(t)]
+        return [replace(t, schema=fetch_schema(endpoints)) if t.name == "api_fetch" else t for t in shown]
 
     @property
     def tasks(self) -> dict[str, Task]:
@@ -95,6 +110,7 @@ def worlds() -> dict[str, World]:
             rubric=TypeAdapter(list[RubricComponent]).validate_python(data.get("rubric", [])),
             policy_files=list(data.get("policy", ["policy.md"])),
             scope_query=data.get("scope_query"),
+            offer=data.get("offer", "tools"),
         )
     return found
 

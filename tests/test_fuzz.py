@@ -35,6 +35,7 @@ WORLDS = {
     "homeservices": "BIZ-TOW-RAL",
     "itsm": "USR-0001",
     "itsm-msp": "USR-0002",  # a provider manager in seven clients (two inactive) and the provider
+    "automation": "maya.patel@lumenpine.example",  # every app connected, api_search and api_fetch too
 }
 SQL_FRAGMENTS = [
     "'; DROP TABLE incidents; --",

@@ -280,7 +280,7 @@ def _loop(
 ) -> None:
     task, world = episode.task, episode.world
     finish = world.finish_tool
-    tools = [t.openai() for t in episode.tools.values()]
+    tools = [t.openai() for t in episode.offered]
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system_prompt(task, world.policy, finish)},
         {"role": "user", "content": task.user.opening if task.user else START.format(finish=finish)},

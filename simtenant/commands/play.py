@@ -81,7 +81,7 @@ class PlaySession:
         else:
             console.print(f"policy: {escape(str(policy))}  (type [bold]policy[/bold] to read it)", highlight=False)
         console.print(
-            f"{len(self.episode.tools)} tools (type [bold]tools[/bold]); type [bold]help[/bold] for commands.",
+            f"{len(self.episode.offered)} tools (type [bold]tools[/bold]); type [bold]help[/bold] for commands.",
             highlight=False,
         )
 
@@ -101,8 +101,9 @@ class PlaySession:
         console.print(escape(HELP.format(finish=word, tool=finish)), highlight=False)
 
     def show_tools(self) -> None:
-        width = max(len(name) for name in self.episode.tools)
-        for name, tool in self.episode.tools.items():
+        width = max(len(t.name) for t in self.episode.offered)
+        for tool in self.episode.offered:
+            name = tool.name
             first = tool.description.splitlines()[0] if tool.description else ""
             console.print(f"  [cyan]{name:<{width}}[/cyan]  {escape(first)}", highlight=False)
 

@@ -19,6 +19,7 @@ from .. import seeds
 from ..errors import InvalidArgument, NotFound, TaskError
 from ..task import RubricComponent, Task
 from ..world import get_task, get_world
+from .assertions import AssertionResult, grade_assertions
 from .checks import CheckResult, RecordedCall, run_check
 from .diff import DiffResult, diff_databases
 from .judge import JudgeConfig, Judgment
@@ -26,7 +27,7 @@ from .judge import record as record_judgments
 from .rewards import ShapedTracker
 from .rubric import ComponentResult, grade_rubric
 
-REWARD_MODES = ("default", "shaped", "rubric")
+REWARD_MODES = ("default", "shaped", "rubric", "assertions")
 
 
 @dataclass
@@ -99,6 +100,13 @@ class GradeResult:
     rubric: list[ComponentResult] = field(default_factory=list)
     judgments: list[Judgment] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    assertion_credit: float | None = None  # the share of scored assertions that hold
+    assertions: list[AssertionResult] = field(default_factory=list)
+
+    @property
+    def task_completed_correctly(self) -> bool | None:
+        """With assertions: whether every scored one holds (full credit)."""
+        return None if self.assertion_credit is None else self.assertion_credit == 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,6 +125,9 @@ class GradeResult:
             "rubric_reward": self.rubric_reward,
             "rubric": [c.to_dict() for c in self.rubric],
             "judgments": [asdict(j) for j in self.judgments],
+            "assertion_credit": self.assertion_credit,
+            "task_completed_correctly": self.task_completed_correctly,
+            "assertions": [a.to_dict() for a in self.assertions],
             "warnings": self.warnings,
         }
 
@@ -188,6 +199,8 @@ def check_reward_mode(task: Task, reward_mode: str | None) -> str:
         raise InvalidArgument(f"task {task.id} has no shaped reward rules", error="invalid_reward")
     if mode == "rubric" and not rubric_of(task):
         raise InvalidArgument(f"task {task.id} has no rubric", error="invalid_reward")
+    if mode == "assertions" and not task.assertions:
+        raise InvalidArgument(f"task {task.id} has no assertions", error="invalid_reward")
     return mode
 
 
@@ -234,10 +247,15 @@ def grade(
     )
     if judge is not None and judgments:
         record_judgments(episode.path, judge, judgments)
+    world_tables = get_world(task.world).tables
+    credit, assertions = (
+        grade_assertions(task.assertions, snapshot, episode.path, world_tables) if task.assertions else (None, [])
+    )
     reward = {
         "default": float(db_match * all(c.passed for c in checks if not c.skipped)),
         "shaped": float(shaped or 0.0),
         "rubric": float(rubric_reward or 0.0),
+        "assertions": float(credit or 0.0),
     }[mode]
     return GradeResult(
         task=task.id,
@@ -256,4 +274,6 @@ def grade(
         rubric=rubric,
         judgments=judgments,
         warnings=warnings,
+        assertion_credit=credit,
+        assertions=assertions,
     )

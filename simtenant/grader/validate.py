@@ -24,6 +24,7 @@ class TaskValidation:
     gold_reward: float | None = None
     shaped_reward: float | None = None
     rubric_reward: float | None = None
+    assertion_reward: float | None = None
     noop_reward: float | None = None
     identical_replays: bool | None = None
 
@@ -38,6 +39,7 @@ class TaskValidation:
             "gold_reward": self.gold_reward,
             "shaped_reward": self.shaped_reward,
             "rubric_reward": self.rubric_reward,
+            "assertion_reward": self.assertion_reward,
             "noop_reward": self.noop_reward,
             "identical_replays": self.identical_replays,
             "problems": self.problems,
@@ -86,6 +88,8 @@ def validate_task(task: Task) -> TaskValidation:
                 report.shaped_reward = grade(first, "shaped", task).reward
             if rubric_of(task):
                 report.rubric_reward = grade(first, "rubric", task).reward
+            if task.assertions:
+                report.assertion_reward = grade(first, "assertions", task).reward
             report.noop_reward = grade(noop, None, task).reward  # under the task's own reward
             report.identical_replays = _sha256(first) == _sha256(second)
         except SimtenantError as exc:
@@ -95,6 +99,8 @@ def validate_task(task: Task) -> TaskValidation:
         report.problems.append(f"gold replay scores {report.gold_reward}, not 1")
     if report.rubric_reward not in (None, 1.0):
         report.problems.append(f"gold replay scores {report.rubric_reward} under the rubric, not 1")
+    if report.assertion_reward not in (None, 1.0):
+        report.problems.append(f"gold replay meets {report.assertion_reward} of the assertions, not all")
     if report.shaped_reward not in (None, 1.0):
         report.problems.append(f"gold replay scores {report.shaped_reward} under the shaped reward, not 1")
     if report.noop_reward != 0.0:

@@ -186,7 +186,10 @@ def task_of(info: Any) -> str:
 
 def catalogue(world: str, tasks: Iterable[Task]) -> list[Tool]:
     """The tools a rollout of these tasks may be offered: the world's, the operator's when a task has one,
-    and the world's ending tool."""
+    and the world's ending tool (for one task, exactly what it offers: its connected apps, its api_fetch)."""
+    tasks = list(tasks)
+    if len(tasks) == 1:
+        return get_world(world).offered(tasks[0])
     return get_world(world).all_tools(with_user=any(t.user is not None for t in tasks))
 
 

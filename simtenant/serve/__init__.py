@@ -10,7 +10,6 @@ Nothing here hands the agent gold calls, checks, the grader's diff or the snapsh
 
 from __future__ import annotations
 
-import functools
 import hmac
 import json
 import socket
@@ -72,10 +71,15 @@ class BearerToken:
         await send({"type": "http.response.body", "body": body})
 
 
-@functools.cache
-def catalogue(world: str, with_user: bool) -> list[dict[str, Any]]:
-    """A world's tools (and the harness's) as the agent sees them, built once: do not modify."""
-    return [t.summary() for t in get_world(world).all_tools(with_user)]
+_CATALOGUES: dict[tuple[str, str], list[dict[str, Any]]] = {}
+
+
+def catalogue(task: Task) -> list[dict[str, Any]]:
+    """The tools an agent is shown for ``task`` (see ``World.offered``), built once per task file: do not modify."""
+    key = (task.id, task.hash)
+    if key not in _CATALOGUES:
+        _CATALOGUES[key] = [t.summary() for t in get_world(task.world).offered(task)]
+    return _CATALOGUES[key]
 
 
 def grade_path(path: Path) -> Path:
@@ -101,7 +105,13 @@ class LiveEpisode:
 
     @property
     def tools(self) -> list[Tool]:
+        """Every tool the episode takes (named operations included)."""
         return list(self.episode.tools.values())
+
+    @property
+    def offered(self) -> list[Tool]:
+        """The tools an agent is shown."""
+        return self.episode.offered
 
     @property
     def done(self) -> bool:
@@ -109,7 +119,7 @@ class LiveEpisode:
 
     def endpoints(self) -> list[dict[str, Any]]:
         """The episode's tools as the agent sees them: name, route, description and JSON Schema."""
-        return catalogue(self.task.world, self.task.user is not None)
+        return catalogue(self.task)
 
     def instructions(self) -> str:
         """What the agent is told: the task's instruction, the operator's opening and the world's policy."""

@@ -291,7 +291,7 @@ def create_app(runs_dir: Path | str = Path("runs/serve"), token: str | None = No
     async def schema(episode_id: str | None = None, task_id: str | None = None) -> dict[str, Any]:
         if task_id is not None:
             task = get_task(task_id)
-            tools = catalogue(task.world, task.user is not None)
+            tools = catalogue(task)
         elif episode_id is not None or episodes.latest is not None:
             tools = episodes.get(episode_id)[1].endpoints()
         else:

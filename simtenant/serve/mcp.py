@@ -33,7 +33,7 @@ def _content(value: Any, is_error: bool) -> types.CallToolResult:
 
 def build_server(live: LiveEpisode) -> Server[Any]:
     """An MCP server whose tools are the episode's."""
-    listed = [types.Tool(name=t.name, description=t.description, input_schema=t.json_schema()) for t in live.tools]
+    listed = [types.Tool(name=t.name, description=t.description, input_schema=t.json_schema()) for t in live.offered]
 
     async def list_tools(_ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None) -> Any:
         return types.ListToolsResult(tools=listed)

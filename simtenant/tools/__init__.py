@@ -1,6 +1,6 @@
 """Tools: the registry, the dispatcher, and one module per service."""
 
-from . import harness, homeservices, inventory, itsm, orders, users
+from . import api, automation, harness, homeservices, inventory, itsm, orders, users
 from .dispatch import ToolContext, canonical_json, dispatch, row_dict
 from .registry import REGISTRY, Tool, tool, tools_of
 
@@ -8,6 +8,8 @@ __all__ = [
     "REGISTRY",
     "Tool",
     "ToolContext",
+    "api",
+    "automation",
     "canonical_json",
     "dispatch",
     "harness",

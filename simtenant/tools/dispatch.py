@@ -18,12 +18,13 @@ from sqlalchemy import inspect
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from ..errors import Conflict, InvalidArgument, NotFound, SimtenantError
+from ..errors import Conflict, Forbidden, InvalidArgument, NotFound, SimtenantError
 from ..schema.harness import CallRecord, EpisodeRecord, SequenceRecord
 from ..task import utc_text
 
 if TYPE_CHECKING:
     from ..episode import Episode
+    from .registry import Tool
 
 
 def canonical_json(value: Any) -> str:
@@ -154,6 +155,17 @@ def _run(episode: Episode, context: ToolContext, name: str, args: dict[str, Any]
         raise NotFound(f"unknown tool {name!r}", error="unknown_tool")
     if "__invalid__" in args:
         raise InvalidArgument("arguments must be a JSON object of JSON values", error="invalid_arguments")
+    if not episode.connected(tool):
+        raise Forbidden(f"the {tool.service} service is not connected to this task", error="not_connected")
+    result = invoke(context, tool, args)
+    context.session.flush()
+    # Round-trip through JSON so the result is plain data, identical to what is recorded.
+    return json.loads(canonical_json(result))
+
+
+def invoke(context: ToolContext, tool: Tool, args: dict[str, Any]) -> Any:
+    """Validate ``args`` against the tool's arguments and run it in the call's context (and so in its
+    transaction): how a call runs its tool, and how api_fetch runs the operation it names."""
     try:
         validated = tool.arguments.model_validate(args)
     except ValidationError as exc:
@@ -161,10 +173,7 @@ def _run(episode: Episode, context: ToolContext, name: str, args: dict[str, Any]
     for field in type(validated).model_fields:
         if _too_large(getattr(validated, field)):
             raise InvalidArgument(f"{field}: a whole number beyond the 64-bit range", error="invalid_arguments")
-    result = tool.fn(context, **{field: getattr(validated, field) for field in type(validated).model_fields})
-    context.session.flush()
-    # Round-trip through JSON so the result is plain data, identical to what is recorded.
-    return json.loads(canonical_json(result))
+    return tool.fn(context, **{field: getattr(validated, field) for field in type(validated).model_fields})
 
 
 INT64 = 2**63

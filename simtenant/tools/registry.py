@@ -30,6 +30,7 @@ class Tool:
     fn: Callable[..., Any]
     arguments: type[BaseModel]
     ends: bool = False  # a successful call ends the episode
+    schema: dict[str, Any] | None = None  # the published arguments, when they differ from the model's (api_fetch)
 
     @property
     def writes(self) -> bool:
@@ -40,7 +41,7 @@ class Tool:
         return self.service == "harness"
 
     def json_schema(self) -> dict[str, Any]:
-        return _strip_titles(self.arguments.model_json_schema())
+        return self.schema if self.schema is not None else _strip_titles(self.arguments.model_json_schema())
 
     def openai(self) -> dict[str, Any]:
         return {

@@ -1,0 +1,123 @@
+"""Assertions: statements about the final database, scored for partial credit.
+
+Each assertion is evaluated on the task's starting world and on the episode's final one. One that
+already holds at the start is left out of the score — unless the agent breaks it, which counts as a
+failure. Partial credit is the share of scored assertions that hold; the task is completed
+correctly only at full credit. Queries are built from the world's own table and column names
+(checked against its schema) with every value bound as a parameter.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Table
+
+from ..errors import TaskError
+from ..task import Assertion
+
+CONDITIONS = {"contains", "in", "not", "null"}
+
+
+@dataclass(frozen=True)
+class AssertionResult:
+    name: str
+    kind: str
+    held_before: bool
+    holds: bool
+    scored: bool  # counted in the partial credit
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _column(table: Table, name: str) -> str:
+    if name not in table.columns:
+        raise TaskError(f"assertion: table {table.name} has no column {name!r}")
+    return f'"{name}"'
+
+
+def _condition(table: Table, column: str, expected: Any) -> tuple[str, list[Any]]:
+    """SQL for one column's condition, and its parameters."""
+    quoted = _column(table, column)
+    if isinstance(expected, dict):
+        unknown = set(expected) - CONDITIONS
+        if len(expected) != 1 or unknown:
+            raise TaskError(f"assertion: {column}: a condition is one of {sorted(CONDITIONS)}, got {expected!r}")
+        ((kind, operand),) = expected.items()
+        if kind == "contains":
+            escaped = str(operand).lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            return f"lower({quoted}) LIKE ? ESCAPE '\\'", [f"%{escaped}%"]
+        if kind == "in":
+            values = list(operand)
+            return f"{quoted} IN ({', '.join('?' for _ in values)})", values
+        if kind == "not":
+            return f"{quoted} IS NOT ?", [operand]
+        return (f"{quoted} IS NULL" if operand else f"{quoted} IS NOT NULL"), []
+    return f"{quoted} IS ?", [expected]
+
+
+def _matching(database: sqlite3.Connection, table: Table, where: dict[str, Any]) -> list[sqlite3.Row]:
+    clauses, parameters = ["1 = 1"], []
+    for column, expected in where.items():
+        clause, values = _condition(table, column, expected)
+        clauses.append(clause)
+        parameters += values
+    query = f'SELECT * FROM "{table.name}" WHERE {" AND ".join(clauses)}'
+    return database.execute(query, parameters).fetchall()
+
+
+def holds(assertion: Assertion, database: sqlite3.Connection, tables: dict[str, Table]) -> tuple[bool, str]:
+    """Whether the assertion holds in ``database``, and what was found."""
+    table = tables.get(assertion.table)
+    if table is None:
+        raise TaskError(f"assertion {assertion.name}: the world has no table {assertion.table!r}")
+    rows = _matching(database, table, assertion.where)
+    if assertion.kind == "exists":
+        return bool(rows), f"{len(rows)} matching row(s)"
+    if assertion.kind == "not_exists":
+        return not rows, f"{len(rows)} matching row(s)"
+    if assertion.kind == "count":
+        if assertion.expect is None:
+            raise TaskError(f"assertion {assertion.name}: a count needs expect")
+        return len(rows) == assertion.expect, f"{len(rows)} matching row(s), expected {assertion.expect}"
+    if assertion.column is None:
+        raise TaskError(f"assertion {assertion.name}: equals needs a column")
+    if len(rows) != 1:
+        return False, f"{len(rows)} matching row(s), expected exactly 1"
+    clause, values = _condition(table, assertion.column, assertion.value)
+    keys = [c.name for c in table.primary_key.columns]
+    key_clause = " AND ".join(f'"{k}" IS ?' for k in keys)
+    query = f'SELECT count(*) FROM "{table.name}" WHERE {key_clause} AND {clause}'
+    found = database.execute(query, [rows[0][k] for k in keys] + values).fetchone()[0]
+    return bool(found), f"{assertion.column} = {rows[0][assertion.column]!r}"
+
+
+def grade_assertions(
+    assertions: list[Assertion], start: Path, final: Path, tables: list[Table]
+) -> tuple[float, list[AssertionResult]]:
+    """Partial credit (1.0 when nothing is scored) and every assertion's result."""
+    by_name = {t.name: t for t in tables}
+    results = []
+    before_db = sqlite3.connect(f"file:{start}?mode=ro", uri=True)
+    after_db = sqlite3.connect(f"file:{final}?mode=ro", uri=True)
+    before_db.row_factory = after_db.row_factory = sqlite3.Row
+    try:
+        for assertion in assertions:
+            try:
+                held, _ = holds(assertion, before_db, by_name)
+                now, detail = holds(assertion, after_db, by_name)
+            except sqlite3.Error as exc:
+                raise TaskError(f"assertion {assertion.name}: {exc}") from None
+            scored = not held or not now  # already true at the start: left out, unless broken
+            results.append(AssertionResult(assertion.name, assertion.kind, held, now, scored, detail))
+    finally:
+        before_db.close()
+        after_db.close()
+    counted = [r for r in results if r.scored]
+    credit = sum(r.holds for r in counted) / len(counted) if counted else 1.0
+    return round(credit, 6), results

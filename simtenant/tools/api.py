@@ -1,0 +1,192 @@
+"""Finding and running operations by search: ``api_search`` and ``api_fetch``.
+
+Every operation stays an ordinary tool; these two reach them the way a SaaS-automation agent does.
+``api_search`` ranks the operations of the apps connected to the task by BM25 (SQLite FTS5, Porter
+stemming) over one document per operation: its name, method, path, description and parameter names
+and descriptions. ``api_fetch`` runs one by id, its arguments given as the path, query and body
+parameters its search result describes, inside the same call and transaction as every tool call.
+An operation of an app the task does not connect is refused as a missing credential would be.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from functools import cache
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from ..errors import Forbidden, InvalidArgument, NotFound
+from .dispatch import ToolContext, invoke
+from .registry import REGISTRY, Text, Tool, tool
+
+API = "api"  # the service of these two tools: offered by every world that lists it
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_WORD = re.compile(r"\w+")
+_INDEX_LOCK = threading.Lock()
+
+
+def app_of(tool_: Tool) -> str:
+    """The app a tool belongs to: the last part of its service ("automation.crm" -> "crm")."""
+    return tool_.service.rsplit(".", 1)[-1]
+
+
+def is_endpoint(tool_: Tool) -> bool:
+    """Whether api_fetch may run the tool: an app's operation, not the harness's nor these two."""
+    return not tool_.harness and tool_.service != API
+
+
+def parts(tool_: Tool) -> dict[str, dict[str, Any]]:
+    """The tool's arguments as the JSON Schemas of its path, query and body parameters: path
+    parameters are the ``{placeholders}`` of its route; the rest are query parameters of a GET or
+    DELETE and body parameters otherwise."""
+    schema = tool_.json_schema()
+    properties: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    in_path = set(_PLACEHOLDER.findall(tool_.path)) & set(properties)
+    rest = "params" if tool_.method in ("GET", "DELETE") else "body"
+    split: dict[str, list[str]] = {"path": [], "params": [], "body": []}
+    for name in properties:
+        split["path" if name in in_path else rest].append(name)
+    found = {}
+    for part, names in split.items():
+        found[part] = {
+            "type": "object",
+            "properties": {n: properties[n] for n in names},
+            "required": [n for n in names if n in required],
+            "additionalProperties": False,
+        }
+        if "$defs" in schema:
+            found[part]["$defs"] = schema["$defs"]
+    return found
+
+
+def fetch_schema(endpoints: list[Tool]) -> dict[str, Any]:
+    """api_fetch's published arguments: one ``oneOf`` branch per endpoint it may run."""
+    branches = []
+    for endpoint in endpoints:
+        schema = parts(endpoint)
+        properties: dict[str, Any] = {"endpoint": {"const": endpoint.name}}
+        required = ["endpoint"]
+        for part, sub in schema.items():
+            if sub["properties"]:
+                properties[part] = sub
+                if sub["required"]:
+                    required.append(part)
+        branches.append(
+            {
+                "type": "object",
+                "description": f"{endpoint.method} {endpoint.path}: {endpoint.description.splitlines()[0]}",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,
+            }
+        )
+    return {"type": "object", "oneOf": branches}
+
+
+def _document(tool_: Tool) -> str:
+    schema = tool_.json_schema()
+    fields = [f"{name} {prop.get('description', '')}" for name, prop in schema.get("properties", {}).items()]
+    words = [tool_.name.replace("_", " "), tool_.method, tool_.path.replace("/", " "), tool_.description, *fields]
+    return "\n".join(words)
+
+
+@cache
+def _index() -> sqlite3.Connection:
+    """An in-memory FTS5 index of every registered operation, built once per process."""
+    connection = sqlite3.connect(":memory:", check_same_thread=False)
+    connection.execute(
+        "CREATE VIRTUAL TABLE endpoints USING fts5(name UNINDEXED, document, tokenize='porter unicode61')"
+    )
+    connection.executemany(
+        "INSERT INTO endpoints (name, document) VALUES (?, ?)",
+        [(t.name, _document(t)) for t in sorted(REGISTRY.values(), key=lambda t: t.name) if is_endpoint(t)],
+    )
+    return connection
+
+
+def search(query: str, allowed: set[str], top_k: int) -> list[tuple[str, float]]:
+    """The ``top_k`` best operations among ``allowed`` for ``query`` by BM25 (best first, ties by name)."""
+    words = _WORD.findall(query.lower())
+    if not words or not allowed:
+        return []
+    match = " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+    with _INDEX_LOCK:
+        rows = (
+            _index()
+            .execute(
+                "SELECT name, bm25(endpoints) AS score FROM endpoints WHERE endpoints MATCH ? ORDER BY score, name",
+                (match,),
+            )
+            .fetchall()
+        )
+    return [(name, round(-score, 6)) for name, score in rows if name in allowed][:top_k]
+
+
+def connected_endpoints(ctx: ToolContext) -> dict[str, Tool]:
+    """The operations of the apps connected to the episode's task, by name."""
+    episode = ctx.episode
+    return {name: t for name, t in episode.tools.items() if is_endpoint(t) and episode.connected(t)}
+
+
+@tool(API, "GET", "/api/search")
+def api_search(
+    ctx: ToolContext,
+    query: Annotated[Text, Field(description="What you want to do, in plain words, e.g. 'move a deal to won'")],
+    top_k: Annotated[int, Field(ge=1, le=20, description="How many operations to return, best first")] = 5,
+) -> Any:
+    """Search the operations of the apps connected to this task; each result gives the endpoint id to
+    pass to api_fetch, its method and path, what it does, and the JSON Schemas of its path, query
+    (params) and body parameters."""
+    endpoints = connected_endpoints(ctx)
+    results = []
+    for name, score in search(query, set(endpoints), top_k):
+        endpoint = endpoints[name]
+        schemas = parts(endpoint)
+        results.append(
+            {
+                "endpoint": name,
+                "app": app_of(endpoint),
+                "method": endpoint.method,
+                "path": endpoint.path,
+                "description": endpoint.description,
+                "score": score,
+                "path_schema": schemas["path"],
+                "params_schema": schemas["params"],
+                "body_schema": schemas["body"],
+            }
+        )
+    return {"query": query, "results": results}
+
+
+Parameters = Annotated[dict[str, Any] | None, Field(description="Parameters by name, as the search result's schema")]
+
+
+@tool(API, "POST", "/api/fetch")
+def api_fetch(
+    ctx: ToolContext,
+    endpoint: Annotated[str, Field(description="An endpoint id from api_search, e.g. crm_update_deal")],
+    path: Parameters = None,
+    params: Parameters = None,
+    body: Parameters = None,
+) -> Any:
+    """Run one operation found with api_search: its path parameters in ``path``, query parameters in
+    ``params`` and body parameters in ``body``. Returns what the operation returns."""
+    target = ctx.episode.tools.get(endpoint)
+    if target is None or not is_endpoint(target):
+        raise NotFound(f"unknown endpoint {endpoint!r}; find one with api_search", error="unknown_endpoint")
+    if not ctx.episode.connected(target):
+        raise Forbidden(f"the {app_of(target)} app is not connected to this task", error="not_connected")
+    schemas = parts(target)
+    merged: dict[str, Any] = {}
+    for part, given in (("path", path), ("params", params), ("body", body)):
+        for name, value in (given or {}).items():
+            if name not in schemas[part]["properties"]:
+                where = next((p for p, s in schemas.items() if name in s["properties"]), None)
+                hint = f" (it is a {where} parameter)" if where else ""
+                raise InvalidArgument(f"{part}.{name}: {endpoint} takes no such {part} parameter{hint}")
+            merged[name] = value
+    return invoke(ctx, target, merged)

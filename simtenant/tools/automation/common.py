@@ -1,0 +1,57 @@
+"""What every app of the automation world shares: the acting employee, pages, text matching and
+updates from optional fields."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+from sqlalchemy import Select, func, select
+
+from ...errors import Forbidden, InvalidArgument
+from ..dispatch import ToolContext, row_dict
+
+Page = Annotated[int, Field(ge=1, description="Page number, from 1")]
+PerPage = Annotated[int, Field(ge=1, le=100, description="Rows per page, at most 100")]
+Email = Annotated[
+    str,
+    Field(min_length=3, max_length=254, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$", description="An email address"),
+]
+
+
+def me(ctx: ToolContext) -> str:
+    """The acting employee's email address (every task names one): the sender of what they send."""
+    if not ctx.actor:
+        raise Forbidden("these apps act as an employee, and the task names none", error="no_actor")
+    return ctx.actor
+
+
+def paged(ctx: ToolContext, query: Select, page: int, per_page: int) -> dict[str, Any]:
+    """A page of ``query``'s rows (ordered, so pages are stable) and the total."""
+    total = ctx.session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    rows = ctx.session.scalars(query.offset((page - 1) * per_page).limit(per_page))
+    return {"page": page, "per_page": per_page, "total": total, "rows": [row_dict(r) for r in rows]}
+
+
+def containing(column: Any, text: str | None) -> Any:
+    """A case-insensitive "contains" filter, LIKE wildcards in ``text`` taken literally (None: no filter)."""
+    return None if text is None else func.lower(column).contains(text.lower(), autoescape=True)
+
+
+def where_given(query: Select, *conditions: Any) -> Select:
+    """``query`` with each condition that is not None."""
+    for condition in conditions:
+        if condition is not None:
+            query = query.where(condition)
+    return query
+
+
+def apply_updates(row: Any, **updates: Any) -> list[str]:
+    """Set the fields given (not None) on ``row``; the names of those that changed. At least one is needed."""
+    given = {k: v for k, v in updates.items() if v is not None}
+    if not given:
+        raise InvalidArgument("give at least one field to change", error="missing_field")
+    changed = [k for k, v in given.items() if getattr(row, k) != v]
+    for key in changed:
+        setattr(row, key, given[key])
+    return changed

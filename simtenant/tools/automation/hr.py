@@ -1,0 +1,357 @@
+"""HR: employees (onboarding, title/department/manager changes, offboarding) and their time-off
+requests (pending -> approved or denied) with each employee's vacation balance."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import func, or_, select
+
+from ...errors import Conflict, Forbidden, InvalidArgument
+from ...schema.automation.hr import (
+    DEPARTMENTS,
+    EMPLOYEE_STATUSES,
+    TIME_OFF_KINDS,
+    TIME_OFF_STATUSES,
+    HrEmployee,
+    HrTimeOff,
+)
+from ..dispatch import ToolContext, row_dict
+from ..registry import Text, tool
+from .common import Email, Page, PerPage, apply_updates, containing, me, paged, where_given
+
+SERVICE = "automation.hr"
+EmployeeId = Annotated[str, Field(description="The employee id, e.g. EMP-007")]
+RequestId = Annotated[str, Field(description="The time-off request id, e.g. PTO-0012")]
+Department = Literal[DEPARTMENTS]  # type: ignore[valid-type]
+EmployeeStatus = Literal[EMPLOYEE_STATUSES]  # type: ignore[valid-type]
+TimeOffKind = Literal[TIME_OFF_KINDS]  # type: ignore[valid-type]
+TimeOffStatus = Literal[TIME_OFF_STATUSES]  # type: ignore[valid-type]
+DateText = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="A date, YYYY-MM-DD")]
+SICK_DAYS = 10  # paid sick days a year; parental leave is not counted against an allowance
+
+
+def _date(text: str, what: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InvalidArgument(f"{what}: {text!r} is not a valid date (YYYY-MM-DD)", error="invalid_date") from None
+
+
+def _employee(ctx: ToolContext, employee_id: str) -> HrEmployee:
+    return ctx.get(HrEmployee, employee_id, "employee")
+
+
+def _current(ctx: ToolContext, employee_id: str, what: str = "employee") -> HrEmployee:
+    employee = _employee(ctx, employee_id)
+    if employee.status == "terminated":
+        raise Conflict(f"{what} {employee_id} ({employee.name}) has left the company", error="terminated_employee")
+    return employee
+
+
+def _acting(ctx: ToolContext) -> HrEmployee:
+    email = me(ctx)
+    employee = ctx.session.scalar(select(HrEmployee).where(func.lower(HrEmployee.email) == email.lower()))
+    if employee is None:
+        raise Forbidden(f"{email} is not an employee in HR", error="not_an_employee")
+    return employee
+
+
+def _working_days(start: date, end: date) -> int:
+    return sum(1 for n in range((end - start).days + 1) if (start + timedelta(days=n)).weekday() < 5)
+
+
+def _view(ctx: ToolContext, employee: HrEmployee) -> dict[str, Any]:
+    manager = ctx.session.get(HrEmployee, employee.manager_id) if employee.manager_id else None
+    reports = ctx.session.scalars(
+        select(HrEmployee.id)
+        .where(HrEmployee.manager_id == employee.id, HrEmployee.status != "terminated")
+        .order_by(HrEmployee.id)
+    )
+    return {**row_dict(employee), "manager_name": manager.name if manager else None, "direct_report_ids": list(reports)}
+
+
+def _used(ctx: ToolContext, employee_id: str, kind: str, year: int, status: str) -> int:
+    return ctx.session.scalar(
+        select(func.coalesce(func.sum(HrTimeOff.days), 0)).where(
+            HrTimeOff.employee_id == employee_id,
+            HrTimeOff.kind == kind,
+            HrTimeOff.status == status,
+            HrTimeOff.start_date.like(f"{year:04d}-%"),
+        )
+    )
+
+
+def _check_manager(ctx: ToolContext, employee_id: str | None, manager_id: str) -> None:
+    """The manager exists, is still employed, and is not the employee or one of their reports."""
+    _current(ctx, manager_id, "manager")
+    seen = manager_id
+    while seen is not None:
+        if seen == employee_id:
+            raise Conflict(f"{manager_id} reports to {employee_id}; that would make a loop", error="manager_loop")
+        seen = ctx.session.get(HrEmployee, seen).manager_id
+
+
+@tool(SERVICE, "GET", "/hr/employees")
+def hr_list_employees(
+    ctx: ToolContext,
+    department: Annotated[Department | None, Field(description="Only employees of this department")] = None,
+    manager_id: Annotated[str | None, Field(description="Only direct reports of this manager, e.g. EMP-002")] = None,
+    status: Annotated[EmployeeStatus | None, Field(description="Only employees in this status")] = None,
+    location: Annotated[str | None, Field(description="Only employees whose office location contains this")] = None,
+    page: Page = 1,
+    per_page: PerPage = 50,
+) -> Any:
+    """List employees (the staff directory) by id, filtered by department, manager, status or location."""
+    query = where_given(
+        select(HrEmployee),
+        None if department is None else HrEmployee.department == department,
+        None if manager_id is None else HrEmployee.manager_id == manager_id,
+        None if status is None else HrEmployee.status == status,
+        containing(HrEmployee.location, location),
+    )
+    return paged(ctx, query.order_by(HrEmployee.id), page, per_page)
+
+
+@tool(SERVICE, "GET", "/hr/employees/{employee_id}")
+def hr_get_employee(ctx: ToolContext, employee_id: EmployeeId) -> Any:
+    """Get one employee's HR record: title, department, manager (with name), status, dates and direct reports."""
+    return _view(ctx, _employee(ctx, employee_id))
+
+
+@tool(SERVICE, "GET", "/hr/directory/search")
+def hr_find_employees(
+    ctx: ToolContext,
+    query: Annotated[Text, Field(description="Part of a name or email address, e.g. 'jade' or 'kim@'")],
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """Find employees by (part of) their name or email address, including former employees."""
+    found = select(HrEmployee).where(or_(containing(HrEmployee.name, query), containing(HrEmployee.email, query)))
+    return paged(ctx, found.order_by(HrEmployee.id), page, per_page)
+
+
+@tool(SERVICE, "POST", "/hr/employees")
+def hr_onboard_employee(
+    ctx: ToolContext,
+    name: Annotated[Text, Field(description="Full name, e.g. 'Alex Moreno'")],
+    email: Annotated[Email, Field(description="Work email, first.last@lumenpine.example (unique)")],
+    department: Annotated[Department, Field(description="The department they join")],
+    title: Annotated[Text, Field(description="Job title")],
+    manager_id: Annotated[str, Field(description="Their manager's employee id, e.g. EMP-008")],
+    start_date: Annotated[DateText, Field(description="First working day, YYYY-MM-DD")],
+    location: Annotated[Text, Field(description="Office location, e.g. 'Portland, OR' or 'Remote'")],
+    annual_vacation_days: Annotated[int, Field(ge=0, le=60, description="Vacation days a year")] = 20,
+) -> Any:
+    """Onboard a new hire: create their employee record (active); an email already in use is refused (409)."""
+    _date(start_date, "start_date")
+    taken = ctx.session.scalar(select(HrEmployee.id).where(func.lower(HrEmployee.email) == email.lower()))
+    if taken is not None:
+        raise Conflict(f"{email} already belongs to employee {taken}", error="duplicate_email")
+    _check_manager(ctx, None, manager_id)
+    employee = HrEmployee(
+        id=ctx.next_id(HrEmployee),
+        name=name,
+        email=email.lower(),
+        department=department,
+        title=title,
+        manager_id=manager_id,
+        start_date=start_date,
+        status="active",
+        location=location,
+        annual_vacation_days=annual_vacation_days,
+    )
+    ctx.session.add(employee)
+    ctx.session.flush()
+    return _view(ctx, employee)
+
+
+@tool(SERVICE, "PATCH", "/hr/employees/{employee_id}")
+def hr_update_employee(
+    ctx: ToolContext,
+    employee_id: EmployeeId,
+    title: Annotated[Text | None, Field(description="New job title (promotion or change)")] = None,
+    department: Annotated[Department | None, Field(description="New department (a transfer)")] = None,
+    manager_id: Annotated[str | None, Field(description="New manager's employee id")] = None,
+    location: Annotated[Text | None, Field(description="New office location")] = None,
+    status: Annotated[
+        Literal["active", "on_leave"] | None, Field(description="Put on leave or back to active (not to terminate)")
+    ] = None,
+) -> Any:
+    """Change a current employee's title, department, manager, location or leave status (give at least one)."""
+    employee = _current(ctx, employee_id)
+    if manager_id is not None:
+        _check_manager(ctx, employee_id, manager_id)
+    apply_updates(employee, title=title, department=department, manager_id=manager_id, location=location, status=status)
+    return _view(ctx, employee)
+
+
+@tool(SERVICE, "POST", "/hr/employees/{employee_id}/terminate")
+def hr_terminate_employee(
+    ctx: ToolContext,
+    employee_id: EmployeeId,
+    reason: Annotated[Text, Field(description="Why they leave, e.g. 'Resigned: moving abroad'")],
+    end_date: Annotated[DateText | None, Field(description="Last working day, YYYY-MM-DD (default today)")] = None,
+) -> Any:
+    """Offboard an employee: status terminated with their last day and reason. Someone who still manages
+    current employees is refused (409: reassign their reports first); their pending time off is denied."""
+    employee = _current(ctx, employee_id)
+    last = _date(end_date, "end_date").isoformat() if end_date else ctx.timestamp[:10]
+    if last < employee.start_date:
+        raise InvalidArgument("end_date is before their start date", error="invalid_date")
+    reports = ctx.session.scalars(
+        select(HrEmployee.id)
+        .where(HrEmployee.manager_id == employee_id, HrEmployee.status != "terminated")
+        .order_by(HrEmployee.id)
+    ).all()
+    if reports:
+        raise Conflict(
+            f"{employee_id} still manages {', '.join(reports)}; reassign them first", error="has_direct_reports"
+        )
+    employee.status = "terminated"
+    employee.end_date = last
+    employee.termination_reason = reason
+    pending = ctx.session.scalars(
+        select(HrTimeOff).where(HrTimeOff.employee_id == employee_id, HrTimeOff.status == "pending")
+    )
+    for request in pending:
+        request.status = "denied"
+        request.decision_note = "Employee left the company"
+        request.decided_at = ctx.timestamp
+    return _view(ctx, employee)
+
+
+@tool(SERVICE, "GET", "/hr/time-off")
+def hr_list_time_off(
+    ctx: ToolContext,
+    employee_id: Annotated[str | None, Field(description="Only this employee's requests")] = None,
+    status: Annotated[TimeOffStatus | None, Field(description="Only requests in this status, e.g. pending")] = None,
+    kind: Annotated[TimeOffKind | None, Field(description="Only this kind of leave")] = None,
+    manager_id: Annotated[str | None, Field(description="Only requests of this manager's direct reports")] = None,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """List time-off (leave, vacation, PTO) requests by start date, filtered by employee, status, kind or manager."""
+    query = where_given(
+        select(HrTimeOff),
+        None if employee_id is None else HrTimeOff.employee_id == employee_id,
+        None if status is None else HrTimeOff.status == status,
+        None if kind is None else HrTimeOff.kind == kind,
+        None
+        if manager_id is None
+        else HrTimeOff.employee_id.in_(select(HrEmployee.id).where(HrEmployee.manager_id == manager_id)),
+    )
+    return paged(ctx, query.order_by(HrTimeOff.start_date, HrTimeOff.id), page, per_page)
+
+
+@tool(SERVICE, "POST", "/hr/time-off")
+def hr_request_time_off(
+    ctx: ToolContext,
+    employee_id: EmployeeId,
+    kind: Annotated[TimeOffKind, Field(description="vacation, sick or parental leave")],
+    start_date: Annotated[DateText, Field(description="First day off, YYYY-MM-DD")],
+    end_date: Annotated[DateText, Field(description="Last day off, YYYY-MM-DD (same as start for one day)")],
+    note: Annotated[Text | None, Field(description="A note for the approver")] = None,
+) -> Any:
+    """Request time off for an employee (pending until approved); its working days are counted. Overlapping
+    an existing pending or approved request, or vacation beyond the year's remaining balance, is refused (409)."""
+    employee = _current(ctx, employee_id)
+    start, end = _date(start_date, "start_date"), _date(end_date, "end_date")
+    if end < start:
+        raise InvalidArgument("end_date is before start_date", error="invalid_dates")
+    if start.year != end.year:
+        raise InvalidArgument("a request may not span two calendar years; split it", error="invalid_dates")
+    days = _working_days(start, end)
+    if days == 0:
+        raise InvalidArgument("the range holds no working day (Monday to Friday)", error="no_working_days")
+    clash = ctx.session.scalar(
+        select(HrTimeOff.id).where(
+            HrTimeOff.employee_id == employee_id,
+            HrTimeOff.status.in_(("pending", "approved")),
+            HrTimeOff.start_date <= end_date,
+            HrTimeOff.end_date >= start_date,
+        )
+    )
+    if clash is not None:
+        raise Conflict(f"{employee_id} already has request {clash} for those dates", error="overlapping_request")
+    if kind in ("vacation", "sick"):
+        allowance = employee.annual_vacation_days if kind == "vacation" else SICK_DAYS
+        booked = sum(_used(ctx, employee_id, kind, start.year, s) for s in ("approved", "pending"))
+        if booked + days > allowance:
+            raise Conflict(
+                f"{days} {kind} days requested but only {allowance - booked} remain in {start.year}",
+                error="insufficient_balance",
+            )
+    request = HrTimeOff(
+        id=ctx.next_id(HrTimeOff),
+        employee_id=employee_id,
+        kind=kind,
+        start_date=start_date,
+        end_date=end_date,
+        days=days,
+        status="pending",
+        note=note,
+        requested_at=ctx.timestamp,
+    )
+    ctx.session.add(request)
+    return row_dict(request)
+
+
+def _decide(ctx: ToolContext, request_id: str, status: str, note: str | None) -> dict[str, Any]:
+    request = ctx.get(HrTimeOff, request_id, "time-off request")
+    if request.status != "pending":
+        raise Conflict(f"request {request_id} is already {request.status}", error="not_pending")
+    approver = _acting(ctx)
+    if approver.id == request.employee_id:
+        raise Forbidden("nobody decides their own time-off request", error="own_request")
+    request.status = status
+    request.approver_id = approver.id
+    request.decision_note = note
+    request.decided_at = ctx.timestamp
+    return row_dict(request)
+
+
+@tool(SERVICE, "POST", "/hr/time-off/{request_id}/approve")
+def hr_approve_time_off(
+    ctx: ToolContext,
+    request_id: RequestId,
+    note: Annotated[Text | None, Field(description="An optional note to the employee")] = None,
+) -> Any:
+    """Approve a pending time-off request, as you (the acting employee); not your own request (403)."""
+    return _decide(ctx, request_id, "approved", note)
+
+
+@tool(SERVICE, "POST", "/hr/time-off/{request_id}/deny")
+def hr_deny_time_off(
+    ctx: ToolContext,
+    request_id: RequestId,
+    reason: Annotated[Text, Field(description="Why the request is denied (the employee sees it)")],
+) -> Any:
+    """Deny (reject) a pending time-off request with a reason, as you (the acting employee)."""
+    return _decide(ctx, request_id, "denied", reason)
+
+
+@tool(SERVICE, "GET", "/hr/employees/{employee_id}/time-off-balance")
+def hr_get_time_off_balance(
+    ctx: ToolContext,
+    employee_id: EmployeeId,
+    year: Annotated[int | None, Field(ge=2000, le=2100, description="The calendar year (default this year)")] = None,
+) -> Any:
+    """An employee's vacation and sick-day balance for a year: allowance, days taken (approved), days
+    pending and days remaining."""
+    employee = _employee(ctx, employee_id)
+    year = year if year is not None else int(ctx.timestamp[:4])
+    balance: dict[str, Any] = {"employee_id": employee.id, "name": employee.name, "year": year}
+    for kind, allowance in (("vacation", employee.annual_vacation_days), ("sick", SICK_DAYS)):
+        approved = _used(ctx, employee_id, kind, year, "approved")
+        pending = _used(ctx, employee_id, kind, year, "pending")
+        balance[kind] = {
+            "allowance": allowance,
+            "approved": approved,
+            "pending": pending,
+            "remaining": allowance - approved - pending,
+        }
+    balance["parental_days_approved"] = _used(ctx, employee_id, "parental", year, "approved")
+    return balance

@@ -1,0 +1,256 @@
+"""Mail tools: the acting employee's mailbox (list, search, read, threads), sending, replying,
+forwarding, read flags, archiving and trash. A sent email is a row in the sender's sent folder and
+an unread inbox row for each recipient at the company's domain."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import or_, select
+
+from ...errors import Conflict, InvalidArgument, NotFound
+from ...schema.automation.mail import COMPANY_DOMAIN, FOLDERS, MailMessage
+from ..dispatch import ToolContext, row_dict
+from ..registry import Text, tool
+from .common import Email, Page, PerPage, containing, me, paged, where_given
+
+SERVICE = "automation.mail"
+
+MessageId = Annotated[str, Field(description="A message id in your mailbox, e.g. MSG-00012")]
+Folder = Literal[FOLDERS]  # type: ignore[valid-type]
+Recipients = Annotated[list[Email], Field(description="Recipient email addresses")]
+Subject = Annotated[Text, Field(max_length=300, description="The subject line")]
+Body = Annotated[Text, Field(description="The message text")]
+
+
+def join(addresses: list[str]) -> str:
+    """Addresses as stored: lowercase, without repeats, separated by ", "."""
+    seen: list[str] = []
+    for address in addresses:
+        if address.lower() not in seen:
+            seen.append(address.lower())
+    return ", ".join(seen)
+
+
+def split(addresses: str) -> list[str]:
+    return [a for a in addresses.split(", ") if a]
+
+
+def _mine(ctx: ToolContext, message_id: str) -> MailMessage:
+    message = ctx.session.get(MailMessage, message_id)
+    if message is None or message.mailbox != me(ctx):
+        raise NotFound(f"message {message_id!r} not found in your mailbox")
+    return message
+
+
+def _deliver(
+    ctx: ToolContext,
+    to: list[str],
+    cc: list[str],
+    subject: str,
+    body: str,
+    thread_id: str | None = None,
+    in_reply_to: str | None = None,
+) -> MailMessage:
+    """Send as the acting employee: a sent row, then an inbox row per company recipient; the sent row."""
+    sender = me(ctx)
+    to_text, cc_text = join(to), join(cc)
+    if not to_text:
+        raise InvalidArgument("give at least one recipient", error="no_recipients")
+    internal = [a for a in split(join(split(to_text) + split(cc_text))) if a.endswith("@" + COMPANY_DOMAIN)]
+    known = set(ctx.session.scalars(select(MailMessage.mailbox).where(MailMessage.mailbox.in_(internal)).distinct()))
+    unknown = [a for a in internal if a not in known and a != sender]
+    if unknown:
+        raise NotFound(f"no mailbox at {COMPANY_DOMAIN} for {', '.join(unknown)}", error="unknown_mailbox")
+    sent_id = ctx.next_id(MailMessage)
+    sent = MailMessage(
+        id=sent_id,
+        mailbox=sender,
+        folder="sent",
+        from_address=sender,
+        to_addresses=to_text,
+        cc_addresses=cc_text,
+        subject=subject,
+        body=body,
+        thread_id=thread_id or sent_id,
+        in_reply_to=in_reply_to,
+        sent_at=ctx.timestamp,
+        read=True,
+    )
+    ctx.session.add(sent)
+    for address in internal:
+        ctx.session.add(
+            MailMessage(
+                id=ctx.next_id(MailMessage),
+                mailbox=address,
+                folder="inbox",
+                from_address=sender,
+                to_addresses=to_text,
+                cc_addresses=cc_text,
+                subject=subject,
+                body=body,
+                thread_id=sent.thread_id,
+                in_reply_to=in_reply_to,
+                sent_at=ctx.timestamp,
+                read=False,
+            )
+        )
+    return sent
+
+
+def _prefixed(prefix: str, subject: str) -> str:
+    return subject if subject.lower().startswith(prefix.lower()) else f"{prefix} {subject}"
+
+
+@tool(SERVICE, "GET", "/mail/messages")
+def mail_list_messages(
+    ctx: ToolContext,
+    folder: Annotated[Folder | None, Field(description="inbox, sent, archive or trash; default: every folder")] = None,
+    from_address: Annotated[str | None, Field(description="Text in the sender's address, e.g. harborview")] = None,
+    subject: Annotated[str | None, Field(description="Text in the subject")] = None,
+    unread_only: Annotated[bool, Field(description="Only messages not read yet")] = False,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> dict[str, Any]:
+    """List the emails in your mailbox, newest first, by folder, sender, subject or unread."""
+    statement = where_given(
+        select(MailMessage).where(MailMessage.mailbox == me(ctx)),
+        None if folder is None else MailMessage.folder == folder,
+        containing(MailMessage.from_address, from_address),
+        containing(MailMessage.subject, subject),
+        MailMessage.read.is_(False) if unread_only else None,
+    )
+    return paged(ctx, statement.order_by(MailMessage.sent_at.desc(), MailMessage.id.desc()), page, per_page)
+
+
+@tool(SERVICE, "GET", "/mail/search")
+def mail_search_messages(
+    ctx: ToolContext,
+    query: Annotated[Text, Field(description="Text to find in the subject, body, sender or recipients")],
+    folder: Annotated[Folder | None, Field(description="Only this folder; default: every folder")] = None,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> dict[str, Any]:
+    """Search your mailbox's emails for text in the subject, body or addresses, newest first."""
+    text = or_(
+        containing(MailMessage.subject, query),
+        containing(MailMessage.body, query),
+        containing(MailMessage.from_address, query),
+        containing(MailMessage.to_addresses, query),
+        containing(MailMessage.cc_addresses, query),
+    )
+    statement = where_given(
+        select(MailMessage).where(MailMessage.mailbox == me(ctx), text),
+        None if folder is None else MailMessage.folder == folder,
+    )
+    return paged(ctx, statement.order_by(MailMessage.sent_at.desc(), MailMessage.id.desc()), page, per_page)
+
+
+@tool(SERVICE, "GET", "/mail/messages/{message_id}")
+def mail_get_message(ctx: ToolContext, message_id: MessageId) -> dict[str, Any]:
+    """Read one email of your mailbox in full (does not change its read flag)."""
+    return row_dict(_mine(ctx, message_id))
+
+
+@tool(SERVICE, "GET", "/mail/threads/{thread_id}")
+def mail_get_thread(
+    ctx: ToolContext, thread_id: Annotated[str, Field(description="A thread id, as messages give it")]
+) -> dict[str, Any]:
+    """Read an email conversation: the messages of one thread in your mailbox, oldest first."""
+    rows = ctx.session.scalars(
+        select(MailMessage)
+        .where(MailMessage.mailbox == me(ctx), MailMessage.thread_id == thread_id)
+        .order_by(MailMessage.sent_at, MailMessage.id)
+    ).all()
+    if not rows:
+        raise NotFound(f"thread {thread_id!r} not found in your mailbox")
+    return {"thread_id": thread_id, "messages": [row_dict(r) for r in rows]}
+
+
+@tool(SERVICE, "POST", "/mail/messages")
+def mail_send_email(
+    ctx: ToolContext,
+    to: Recipients,
+    subject: Subject,
+    body: Body,
+    cc: Annotated[list[Email], Field(description="Carbon-copy recipient addresses")] = [],  # noqa: B006
+) -> dict[str, Any]:
+    """Send a new email from you to customers, vendors or colleagues; returns the copy in your sent folder."""
+    return row_dict(_deliver(ctx, to, cc, subject, body))
+
+
+@tool(SERVICE, "POST", "/mail/messages/{message_id}/reply")
+def mail_reply_to_email(
+    ctx: ToolContext,
+    message_id: MessageId,
+    body: Body,
+    reply_all: Annotated[bool, Field(description="Also reply to every other recipient (reply all)")] = False,
+) -> dict[str, Any]:
+    """Reply to an email in your mailbox: same thread, subject "Re: ...", to its sender (or everyone with reply_all)."""
+    original = _mine(ctx, message_id)
+    sender = me(ctx)
+    if original.from_address == sender:  # replying to your own message: it goes to its recipients again
+        to, cc = split(original.to_addresses), split(original.cc_addresses) if reply_all else []
+    else:
+        to = [original.from_address]
+        cc = []
+        if reply_all:
+            to += [a for a in split(original.to_addresses) if a != sender]
+            cc = [a for a in split(original.cc_addresses) if a != sender]
+    sent = _deliver(
+        ctx, to, cc, _prefixed("Re:", original.subject), body, thread_id=original.thread_id, in_reply_to=original.id
+    )
+    original.read = True
+    return row_dict(sent)
+
+
+@tool(SERVICE, "POST", "/mail/messages/{message_id}/forward")
+def mail_forward_email(
+    ctx: ToolContext,
+    message_id: MessageId,
+    to: Recipients,
+    note: Annotated[str | None, Field(description="Your text above the forwarded message")] = None,
+    cc: Annotated[list[Email], Field(description="Carbon-copy recipient addresses")] = [],  # noqa: B006
+) -> dict[str, Any]:
+    """Forward an email of your mailbox to other people, with an optional note; subject "Fwd: ..."."""
+    original = _mine(ctx, message_id)
+    quoted = (
+        "---------- Forwarded message ----------\n"
+        f"From: {original.from_address}\nDate: {original.sent_at}\nSubject: {original.subject}\n"
+        f"To: {original.to_addresses}\n\n{original.body}"
+    )
+    body = f"{note.strip()}\n\n{quoted}" if note and note.strip() else quoted
+    return row_dict(_deliver(ctx, to, cc, _prefixed("Fwd:", original.subject), body))
+
+
+@tool(SERVICE, "PATCH", "/mail/messages/{message_id}")
+def mail_mark_message(
+    ctx: ToolContext,
+    message_id: MessageId,
+    read: Annotated[bool, Field(description="true: mark as read; false: mark as unread")] = True,
+) -> dict[str, Any]:
+    """Mark an email in your mailbox as read or unread."""
+    message = _mine(ctx, message_id)
+    message.read = read
+    return row_dict(message)
+
+
+@tool(SERVICE, "POST", "/mail/messages/{message_id}/archive")
+def mail_archive_message(ctx: ToolContext, message_id: MessageId) -> dict[str, Any]:
+    """Archive an email of your mailbox (move it out of the inbox to the archive folder)."""
+    message = _mine(ctx, message_id)
+    if message.folder == "archive":
+        raise Conflict(f"message {message.id} is already archived", error="already_archived")
+    message.folder = "archive"
+    return row_dict(message)
+
+
+@tool(SERVICE, "POST", "/mail/messages/{message_id}/trash")
+def mail_trash_message(ctx: ToolContext, message_id: MessageId) -> dict[str, Any]:
+    """Delete an email of your mailbox: move it to the trash folder (spam, unwanted newsletters)."""
+    message = _mine(ctx, message_id)
+    if message.folder == "trash":
+        raise Conflict(f"message {message.id} is already in the trash", error="already_in_trash")
+    message.folder = "trash"
+    return row_dict(message)

@@ -1,0 +1,267 @@
+"""Sheets tools: spreadsheets and their worksheets, reading and searching rows, appending,
+changing and deleting rows, new worksheets and new columns. A row's values are keyed by the
+worksheet's column headers; every cell is kept as text."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from sqlalchemy import func, select
+
+from ...errors import Conflict, InvalidArgument
+from ...schema.automation.sheets import SheetRow, SheetSpreadsheet, SheetWorksheet
+from ..dispatch import ToolContext, row_dict
+from ..registry import Text, tool
+from .common import Email, Page, PerPage, containing, me, paged, where_given
+
+SERVICE = "automation.sheets"
+
+SpreadsheetId = Annotated[str, Field(description="The spreadsheet id, e.g. SS-001")]
+WorksheetId = Annotated[str, Field(description="The worksheet (tab) id, e.g. WS-001")]
+RowId = Annotated[str, Field(description="The row id, e.g. ROW-00012")]
+Cell = str | int | float | None
+Values = Annotated[
+    dict[str, Cell],
+    Field(description='Cell values keyed by column header, e.g. {"Company": "Harborview Hotels", "Amount": 48000}'),
+]
+Header = Annotated[str, Field(min_length=1, max_length=80, description="A column header")]
+
+
+def cell_text(value: Cell) -> str:
+    """A cell as stored: text as given (trimmed), whole numbers without ".0", empty for null."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return str(value).strip()
+
+
+def headers_of(worksheet: SheetWorksheet) -> list[str]:
+    return json.loads(worksheet.headers)
+
+
+def _dump(cells: dict[str, str]) -> str:
+    return json.dumps(cells, ensure_ascii=False)
+
+
+def _row(row: SheetRow) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "worksheet_id": row.worksheet_id,
+        "row_number": row.row_number,
+        "values": json.loads(row.cells),
+    }
+
+
+def _worksheet(ctx: ToolContext, worksheet: SheetWorksheet) -> dict[str, Any]:
+    count = ctx.session.scalar(select(func.count()).where(SheetRow.worksheet_id == worksheet.id)) or 0
+    return {
+        "id": worksheet.id,
+        "spreadsheet_id": worksheet.spreadsheet_id,
+        "title": worksheet.title,
+        "headers": headers_of(worksheet),
+        "row_count": count,
+    }
+
+
+def _known(worksheet: SheetWorksheet, values: dict[str, Cell]) -> dict[str, str]:
+    """The values as cell text, refused when a key is not a header of the worksheet."""
+    headers = headers_of(worksheet)
+    unknown = [k for k in values if k not in headers]
+    if unknown:
+        raise InvalidArgument(
+            f"unknown column(s) {', '.join(map(repr, unknown))} in worksheet {worksheet.id}; "
+            f"its headers are {', '.join(map(repr, headers))}",
+            error="unknown_column",
+        )
+    if not values:
+        raise InvalidArgument("give at least one column value", error="missing_field")
+    return {k: cell_text(v) for k, v in values.items()}
+
+
+def _rows(ctx: ToolContext, worksheet_id: str) -> list[SheetRow]:
+    query = select(SheetRow).where(SheetRow.worksheet_id == worksheet_id).order_by(SheetRow.row_number)
+    return list(ctx.session.scalars(query))
+
+
+@tool(SERVICE, "GET", "/sheets/spreadsheets")
+def sheet_list_spreadsheets(
+    ctx: ToolContext,
+    title: Annotated[str | None, Field(description="Only spreadsheets whose title contains this")] = None,
+    owner: Annotated[Email | None, Field(description="Only spreadsheets this person owns")] = None,
+    page: Page = 1,
+    per_page: PerPage = 50,
+) -> Any:
+    """List spreadsheets (workbooks) by title, with their owner."""
+    query = where_given(
+        select(SheetSpreadsheet),
+        containing(SheetSpreadsheet.title, title),
+        SheetSpreadsheet.owner == owner.lower() if owner else None,
+    )
+    return paged(ctx, query.order_by(SheetSpreadsheet.title, SheetSpreadsheet.id), page, per_page)
+
+
+@tool(SERVICE, "GET", "/sheets/spreadsheets/{spreadsheet_id}")
+def sheet_get_spreadsheet(ctx: ToolContext, spreadsheet_id: SpreadsheetId) -> Any:
+    """Get a spreadsheet with its worksheets (tabs), each with its column headers and row count."""
+    spreadsheet = ctx.get(SheetSpreadsheet, spreadsheet_id, "spreadsheet")
+    query = select(SheetWorksheet).where(SheetWorksheet.spreadsheet_id == spreadsheet.id).order_by(SheetWorksheet.id)
+    return {**row_dict(spreadsheet), "worksheets": [_worksheet(ctx, w) for w in ctx.session.scalars(query)]}
+
+
+@tool(SERVICE, "GET", "/sheets/worksheets/{worksheet_id}/rows")
+def sheet_get_rows(ctx: ToolContext, worksheet_id: WorksheetId, page: Page = 1, per_page: PerPage = 100) -> Any:
+    """Read a worksheet's rows in order, each with its values keyed by column header."""
+    worksheet = ctx.get(SheetWorksheet, worksheet_id, "worksheet")
+    rows = _rows(ctx, worksheet.id)
+    chosen = rows[(page - 1) * per_page : page * per_page]
+    return {
+        **_worksheet(ctx, worksheet),
+        "page": page,
+        "per_page": per_page,
+        "total": len(rows),
+        "rows": [_row(r) for r in chosen],
+    }
+
+
+@tool(SERVICE, "GET", "/sheets/rows/{row_id}")
+def sheet_get_row(ctx: ToolContext, row_id: RowId) -> Any:
+    """Get one spreadsheet row with its values keyed by column header."""
+    return _row(ctx.get(SheetRow, row_id, "row"))
+
+
+@tool(SERVICE, "GET", "/sheets/worksheets/{worksheet_id}/find")
+def sheet_find_rows(
+    ctx: ToolContext,
+    worksheet_id: WorksheetId,
+    column: Annotated[Header, Field(description="The column header to look in")],
+    value: Annotated[str, Field(description="The value to look for (case-insensitive)")],
+    match: Annotated[Literal["equals", "contains"], Field(description="equals (whole cell) or contains")] = "equals",
+) -> Any:
+    """Find the rows of a worksheet where a column equals or contains a value (lookup / search rows)."""
+    worksheet = ctx.get(SheetWorksheet, worksheet_id, "worksheet")
+    if column not in headers_of(worksheet):
+        raise InvalidArgument(
+            f"unknown column {column!r}; headers are {', '.join(map(repr, headers_of(worksheet)))}",
+            error="unknown_column",
+        )
+    wanted = value.strip().lower()
+    found = []
+    for row in _rows(ctx, worksheet.id):
+        cell = json.loads(row.cells).get(column, "").strip().lower()
+        if cell == wanted or (match == "contains" and wanted in cell):
+            found.append(_row(row))
+    return {"worksheet_id": worksheet.id, "column": column, "total": len(found), "rows": found}
+
+
+@tool(SERVICE, "POST", "/sheets/worksheets/{worksheet_id}/rows")
+def sheet_append_row(ctx: ToolContext, worksheet_id: WorksheetId, values: Values) -> Any:
+    """Append (add) a row at the end of a worksheet (a tab of a spreadsheet); columns left out stay empty."""
+    worksheet = ctx.get(SheetWorksheet, worksheet_id, "worksheet")
+    given = _known(worksheet, values)
+    cells = {h: given.get(h, "") for h in headers_of(worksheet)}
+    last = ctx.session.scalar(select(func.max(SheetRow.row_number)).where(SheetRow.worksheet_id == worksheet.id))
+    row = SheetRow(id=ctx.next_id(SheetRow), worksheet_id=worksheet.id, row_number=(last or 0) + 1, cells=_dump(cells))
+    ctx.session.add(row)
+    ctx.session.flush()
+    return _row(row)
+
+
+@tool(SERVICE, "PATCH", "/sheets/rows/{row_id}")
+def sheet_update_row(ctx: ToolContext, row_id: RowId, values: Values) -> Any:
+    """Update cells of a row: only the columns given change (null or "" clears a cell)."""
+    row = ctx.get(SheetRow, row_id, "row")
+    worksheet = ctx.get(SheetWorksheet, row.worksheet_id, "worksheet")
+    given = _known(worksheet, values)
+    cells = json.loads(row.cells)
+    changed = [k for k, v in given.items() if cells.get(k, "") != v]
+    cells.update(given)
+    row.cells = _dump({h: cells.get(h, "") for h in headers_of(worksheet)})
+    return {**_row(row), "changed": changed}
+
+
+@tool(SERVICE, "DELETE", "/sheets/rows/{row_id}")
+def sheet_delete_row(ctx: ToolContext, row_id: RowId) -> Any:
+    """Delete a row; the rows below it move up one row number."""
+    row = ctx.get(SheetRow, row_id, "row")
+    deleted = _row(row)
+    later = [r for r in _rows(ctx, row.worksheet_id) if r.row_number > row.row_number]
+    ctx.session.delete(row)
+    ctx.session.flush()
+    for other in later:  # in order, so no two rows share a number at any point
+        other.row_number -= 1
+        ctx.session.flush()
+    return {"deleted": deleted}
+
+
+@tool(SERVICE, "POST", "/sheets/spreadsheets")
+def sheet_create_spreadsheet(
+    ctx: ToolContext,
+    title: Annotated[Text, Field(description="The spreadsheet title")],
+    headers: Annotated[
+        list[Header], Field(min_length=1, max_length=50, description="Column headers of the first worksheet")
+    ],
+    worksheet_title: Annotated[Text, Field(description="The title of its first worksheet (tab)")] = "Sheet1",
+) -> Any:
+    """Create a new spreadsheet owned by the acting employee, with a first worksheet and its column headers."""
+    _distinct(headers)
+    spreadsheet = SheetSpreadsheet(
+        id=ctx.next_id(SheetSpreadsheet), title=title, owner=me(ctx), created_at=ctx.timestamp
+    )
+    ctx.session.add(spreadsheet)
+    ctx.session.flush()
+    worksheet = SheetWorksheet(
+        id=ctx.next_id(SheetWorksheet), spreadsheet_id=spreadsheet.id, title=worksheet_title, headers=_dump(headers)
+    )
+    ctx.session.add(worksheet)
+    ctx.session.flush()
+    return {**row_dict(spreadsheet), "worksheets": [_worksheet(ctx, worksheet)]}
+
+
+def _distinct(headers: list[str]) -> None:
+    if len(set(headers)) != len(headers):
+        raise InvalidArgument("column headers must be distinct", error="duplicate_column")
+
+
+@tool(SERVICE, "POST", "/sheets/spreadsheets/{spreadsheet_id}/worksheets")
+def sheet_create_worksheet(
+    ctx: ToolContext,
+    spreadsheet_id: SpreadsheetId,
+    title: Annotated[Text, Field(description="The new worksheet's (tab's) title")],
+    headers: Annotated[list[Header], Field(min_length=1, max_length=50, description="Its column headers, in order")],
+) -> Any:
+    """Add a new worksheet (tab) with column headers to a spreadsheet."""
+    spreadsheet = ctx.get(SheetSpreadsheet, spreadsheet_id, "spreadsheet")
+    _distinct(headers)
+    taken = select(SheetWorksheet).where(
+        SheetWorksheet.spreadsheet_id == spreadsheet.id, func.lower(SheetWorksheet.title) == title.lower()
+    )
+    if ctx.session.scalars(taken).first() is not None:
+        raise Conflict(f"spreadsheet {spreadsheet.id} already has a worksheet {title!r}", error="duplicate_worksheet")
+    worksheet = SheetWorksheet(
+        id=ctx.next_id(SheetWorksheet), spreadsheet_id=spreadsheet.id, title=title, headers=_dump(headers)
+    )
+    ctx.session.add(worksheet)
+    ctx.session.flush()
+    return _worksheet(ctx, worksheet)
+
+
+@tool(SERVICE, "POST", "/sheets/worksheets/{worksheet_id}/columns")
+def sheet_add_column(
+    ctx: ToolContext,
+    worksheet_id: WorksheetId,
+    header: Annotated[Header, Field(description="The new column's header")],
+    default: Annotated[Cell, Field(description="The value to put in every existing row (empty if not given)")] = None,
+) -> Any:
+    """Add a column at the right of a worksheet; existing rows get the default value."""
+    worksheet = ctx.get(SheetWorksheet, worksheet_id, "worksheet")
+    headers = headers_of(worksheet)
+    if header in headers:
+        raise Conflict(f"worksheet {worksheet.id} already has a column {header!r}", error="duplicate_column")
+    worksheet.headers = _dump([*headers, header])
+    for row in _rows(ctx, worksheet.id):
+        row.cells = _dump({**json.loads(row.cells), header: cell_text(default)})
+    ctx.session.flush()
+    return _worksheet(ctx, worksheet)
