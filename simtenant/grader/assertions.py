@@ -45,6 +45,7 @@ def _condition(table: Table, column: str, expected: Any) -> tuple[str, list[Any]
     """SQL for one column's condition, and its parameters."""
     quoted = _column(table, column)
     if isinstance(expected, dict):
+        expected = {"null" if k is None else k: v for k, v in expected.items()}  # YAML reads a bare null key as None
         unknown = set(expected) - CONDITIONS
         if len(expected) != 1 or unknown:
             raise TaskError(f"assertion: {column}: a condition is one of {sorted(CONDITIONS)}, got {expected!r}")
