@@ -42,6 +42,7 @@ TASKS = [
     "homeservices/towing-raleigh",
     "itsm/unlock-after-verification",
     "itsm-msp/scope-meridian-cancel-refuse-partner-ticket",
+    "automation/sales-harborview-po-won",
 ]
 ODD_IDS = [
     "../commerce/refund-damaged-item",
@@ -64,6 +65,7 @@ def secrets(task: Task) -> list[str]:
     for check in task.checks:
         found.append(check.name)
         found += [getattr(check, "query", None) or "", getattr(check, "assertion", None) or ""]
+    found += [a.name for a in task.assertions]
     for component in rubric_of(task):
         found += [component.query or "", component.prompt or ""]
     return [s for s in found if len(s) >= 6]
