@@ -16,7 +16,8 @@ from simtenant.world import get_world
 WORLD = get_world("automation")
 ACTOR = "priya.shah@lumenpine.example"
 
-# Plain-words requests written for this test, and the operation that must be among the top 5.
+# Plain-words requests written for this test, and the operation that must be among the top 5
+# (of 36 such requests, 31 find it first and every one in the top 5).
 QUERIES = {
     "move a deal to closed won": "crm_move_deal_stage",
     "find a customer company in the CRM": "crm_search_companies",
@@ -42,6 +43,15 @@ QUERIES = {
     "onboard a new employee": "hr_onboard_employee",
     "unsubscribe someone from the newsletter": "mkt_update_subscriber",
     "schedule an email campaign": "mkt_schedule_campaign",
+    # the misses task authors reported, before titles were weighted above descriptions
+    "update a spreadsheet row": "sheet_update_row",
+    "read rows of a spreadsheet": "sheet_get_rows",
+    "create CRM company and contact": "crm_create_company",
+    "update task status": "prj_update_task",
+    "cancel a meeting": "cal_cancel_event",
+    "deny a time off request": "hr_deny_time_off",
+    "forward an email": "mail_forward_email",
+    "assign a ticket to an agent": "hd_assign_ticket",
 }
 
 

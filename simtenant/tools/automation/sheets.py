@@ -113,7 +113,7 @@ def sheet_get_spreadsheet(ctx: ToolContext, spreadsheet_id: SpreadsheetId) -> An
 
 @tool(SERVICE, "GET", "/sheets/worksheets/{worksheet_id}/rows")
 def sheet_get_rows(ctx: ToolContext, worksheet_id: WorksheetId, page: Page = 1, per_page: PerPage = 100) -> Any:
-    """Read a worksheet's rows in order, each with its values keyed by column header."""
+    """Read the rows of a worksheet (a tab of a spreadsheet) in order, each with its values keyed by column header."""
     worksheet = ctx.get(SheetWorksheet, worksheet_id, "worksheet")
     rows = _rows(ctx, worksheet.id)
     chosen = rows[(page - 1) * per_page : page * per_page]
@@ -171,7 +171,8 @@ def sheet_append_row(ctx: ToolContext, worksheet_id: WorksheetId, values: Values
 
 @tool(SERVICE, "PATCH", "/sheets/rows/{row_id}")
 def sheet_update_row(ctx: ToolContext, row_id: RowId, values: Values) -> Any:
-    """Update cells of a row: only the columns given change (null or "" clears a cell)."""
+    """Update a row of a worksheet (a tab of a spreadsheet): only the cells of the columns given
+    change (null or "" clears one)."""
     row = ctx.get(SheetRow, row_id, "row")
     worksheet = ctx.get(SheetWorksheet, row.worksheet_id, "worksheet")
     given = _known(worksheet, values)
