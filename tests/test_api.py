@@ -4,9 +4,9 @@ by id through the same dispatcher, and refusing apps the task does not connect."
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
+from support import ok, sweep_task
 
 from simtenant.episode import Episode
 from simtenant.task import Task
@@ -56,19 +56,7 @@ QUERIES = {
 
 
 def task(connected: list[str] | None = None) -> Task:
-    return Task.model_validate(
-        {
-            "id": "automation/api-test",
-            "world": "automation",
-            "description": "t",
-            "instruction": "t",
-            "current_time": "2026-09-14T09:00:00Z",
-            "actor": ACTOR,
-            "connected": connected or [],
-            "gold": [],
-            "hash": "api-test",
-        }
-    )
+    return sweep_task("automation", "api-test", ACTOR, connected=connected or [])
 
 
 @pytest.fixture
@@ -83,12 +71,6 @@ def crm_only(tmp_path) -> Iterator[Episode]:
         yield opened
 
 
-def ok(episode: Episode, tool: str, **args: Any) -> Any:
-    outcome = episode.call(tool, args)
-    assert outcome.ok, (tool, outcome.error)
-    return outcome.result
-
-
 def test_the_world_has_ten_apps_and_over_a_hundred_operations():
     endpoints = [t for t in WORLD.tools if is_endpoint(t)]
     assert len({t.service for t in endpoints}) == 10
@@ -101,28 +83,30 @@ def test_the_world_has_ten_apps_and_over_a_hundred_operations():
 
 @pytest.mark.parametrize(("query", "expected"), QUERIES.items())
 def test_api_search_finds_the_operation_in_its_top_five(episode, query, expected):
-    results = ok(episode, "api_search", query=query)["results"]
+    results = ok(episode, "api_search", {"query": query})["results"]
     assert expected in [r["endpoint"] for r in results][:5], (query, [r["endpoint"] for r in results])
 
 
 def test_search_results_carry_the_schemas_of_path_query_and_body(episode):
-    (first,) = ok(episode, "api_search", query="move a deal to another stage", top_k=1)["results"]
+    (first,) = ok(episode, "api_search", {"query": "move a deal to another stage", "top_k": 1})["results"]
     assert first["endpoint"] == "crm_move_deal_stage" and first["method"] == "POST"
     assert "deal_id" in first["path_schema"]["properties"] and "{deal_id}" in first["path"]
     assert "stage" in first["body_schema"]["properties"] and first["params_schema"]["properties"] == {}
 
 
 def test_api_search_sees_only_connected_apps(crm_only):
-    results = ok(crm_only, "api_search", query="send an email and post in chat", top_k=20)["results"]
+    results = ok(crm_only, "api_search", {"query": "send an email and post in chat", "top_k": 20})["results"]
     assert results and {r["app"] for r in results} == {"crm"}
-    assert ok(crm_only, "api_search", query="zzzz qqqq")["results"] == []
+    assert ok(crm_only, "api_search", {"query": "zzzz qqqq"})["results"] == []
 
 
 def test_api_fetch_runs_an_operation_like_a_named_call(episode, tmp_path):
-    deal = ok(episode, "api_fetch", endpoint="crm_get_deal", path={"deal_id": "DEAL-0001"})
-    assert deal == ok(episode, "crm_get_deal", deal_id="DEAL-0001")
+    deal = ok(episode, "api_fetch", {"endpoint": "crm_get_deal", "path": {"deal_id": "DEAL-0001"}})
+    assert deal == ok(episode, "crm_get_deal", {"deal_id": "DEAL-0001"})
     moved = ok(
-        episode, "api_fetch", endpoint="crm_move_deal_stage", path={"deal_id": "DEAL-0001"}, body={"stage": "proposal"}
+        episode,
+        "api_fetch",
+        {"endpoint": "crm_move_deal_stage", "path": {"deal_id": "DEAL-0001"}, "body": {"stage": "proposal"}},
     )
     assert moved["stage"] == "proposal"
 

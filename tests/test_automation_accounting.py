@@ -2,48 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-import pytest
+from support import episode_fixture, ok, refused
 
 from simtenant.episode import Episode
-from simtenant.task import Task
 
 ACTOR = "victor.alvarez@lumenpine.example"
 
-
-def _task() -> Task:
-    return Task.model_validate(
-        {
-            "id": "automation/accounting-tools",
-            "world": "automation",
-            "description": "t",
-            "instruction": "t",
-            "current_time": "2026-09-14T09:00:00Z",
-            "actor": ACTOR,
-            "gold": [],
-            "hash": "accounting-tools",
-        }
-    )
-
-
-@pytest.fixture(scope="module")
-def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Episode]:
-    with Episode.start(_task(), tmp_path_factory.mktemp("acct") / "e.db") as opened:
-        yield opened
-
-
-def ok(episode: Episode, tool: str, args: dict[str, Any]) -> Any:
-    outcome = episode.call(tool, args)
-    assert outcome.ok, outcome.error
-    return outcome.result
-
-
-def refused(episode: Episode, tool: str, args: dict[str, Any], code: int, error: str) -> None:
-    outcome = episode.call(tool, args)
-    assert not outcome.ok
-    assert (outcome.error["code"], outcome.error["error"]) == (code, error), outcome.error
+episode = episode_fixture("acct", "automation", "accounting-tools", ACTOR)
 
 
 def test_customers(episode: Episode) -> None:

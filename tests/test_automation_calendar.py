@@ -3,63 +3,28 @@ the organizer only, responses and free slots; refusals write nothing."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
-from typing import Any
+from functools import partial
 
-import pytest
+import support
+from support import episode_fixture, ok, rows
 
 from simtenant.episode import Episode
-from simtenant.task import Task
 
 ACTOR = "maya.patel@lumenpine.example"
 
-
-def _task() -> Task:
-    return Task.model_validate(
-        {
-            "id": "automation/calendar-sweep",
-            "world": "automation",
-            "description": "t",
-            "instruction": "t",
-            "current_time": "2026-09-14T09:00:00Z",
-            "actor": ACTOR,
-            "gold": [],
-            "hash": "calendar-sweep",
-        }
-    )
-
-
-@pytest.fixture(scope="module")
-def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Episode]:
-    with Episode.start(_task(), tmp_path_factory.mktemp("calendar") / "e.db") as opened:
-        yield opened
-
-
-def ok(episode: Episode, tool: str, args: dict[str, Any]) -> Any:
-    outcome = episode.call(tool, args)
-    assert outcome.ok, outcome.error
-    return outcome.result
-
-
-def refused(episode: Episode, tool: str, args: dict[str, Any], code: int, error: str) -> None:
-    before = counts(episode)
-    outcome = episode.call(tool, args)
-    assert not outcome.ok
-    assert (outcome.error["code"], outcome.error["error"]) == (code, error), outcome.error
-    assert counts(episode) == before
+episode = episode_fixture("calendar", "automation", "calendar-sweep", ACTOR)
 
 
 def counts(episode: Episode) -> tuple:
-    connection = sqlite3.connect(episode.path)
-    try:
-        return connection.execute(
-            "SELECT (SELECT count(*) FROM cal_events), (SELECT count(*) FROM cal_attendees),"
-            " (SELECT group_concat(status || start_at || end_at || title) FROM cal_events),"
-            " (SELECT group_concat(email || response) FROM cal_attendees)"
-        ).fetchone()
-    finally:
-        connection.close()
+    return rows(
+        episode.path,
+        "SELECT (SELECT count(*) FROM cal_events), (SELECT count(*) FROM cal_attendees),"
+        " (SELECT group_concat(status || start_at || end_at || title) FROM cal_events),"
+        " (SELECT group_concat(email || response) FROM cal_attendees)",
+    )[0]
+
+
+refused = partial(support.refused, state=counts)
 
 
 def test_lists_events_in_a_range_and_of_a_person(episode):

@@ -2,51 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from functools import partial
 
-import pytest
-
-from simtenant.episode import Episode
-from simtenant.task import Task
+import support
+from support import episode_fixture
 
 ACTOR = "priya.shah@lumenpine.example"
 LEADER = "dana.reyes@lumenpine.example"
 
-
-def _task() -> Task:
-    return Task.model_validate(
-        {
-            "id": "automation/chat-tools",
-            "world": "automation",
-            "description": "t",
-            "instruction": "t",
-            "current_time": "2026-09-14T09:00:00Z",
-            "actor": ACTOR,
-            "gold": [],
-            "hash": "chat-tools",
-        }
-    )
-
-
-@pytest.fixture(scope="module")
-def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Episode]:
-    with Episode.start(_task(), tmp_path_factory.mktemp("chat") / "e.db") as opened:
-        yield opened
-
-
-def ok(episode: Episode, tool: str, args: dict[str, Any] | None = None, actor: str = ACTOR) -> Any:
-    episode.actor = actor
-    outcome = episode.call(tool, args or {})
-    assert outcome.ok, outcome.error
-    return outcome.result
-
-
-def refused(episode: Episode, tool: str, args: dict[str, Any], code: int, error: str, actor: str = ACTOR) -> None:
-    episode.actor = actor
-    outcome = episode.call(tool, args)
-    assert not outcome.ok
-    assert (outcome.error["code"], outcome.error["error"]) == (code, error), outcome.error
+episode = episode_fixture("chat", "automation", "chat-tools", ACTOR)
+ok = partial(support.ok, actor=ACTOR)
+refused = partial(support.refused, actor=ACTOR)
 
 
 def test_channels_and_the_private_one(episode):

@@ -2,48 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-import pytest
-
-from simtenant.episode import Episode
-from simtenant.task import Task
+from support import episode_fixture, ok, refused
 
 ACTOR = "priya.shah@lumenpine.example"
 
-
-def _task() -> Task:
-    return Task.model_validate(
-        {
-            "id": "automation/crm-tools",
-            "world": "automation",
-            "description": "t",
-            "instruction": "t",
-            "current_time": "2026-09-14T09:00:00Z",
-            "actor": ACTOR,
-            "gold": [],
-            "hash": "crm-tools",
-        }
-    )
-
-
-@pytest.fixture(scope="module")
-def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Episode]:
-    with Episode.start(_task(), tmp_path_factory.mktemp("crm") / "e.db") as opened:
-        yield opened
-
-
-def ok(episode: Episode, tool: str, args: dict[str, Any] | None = None) -> Any:
-    outcome = episode.call(tool, args or {})
-    assert outcome.ok, outcome.error
-    return outcome.result
-
-
-def refused(episode: Episode, tool: str, args: dict[str, Any], code: int, error: str) -> None:
-    outcome = episode.call(tool, args)
-    assert not outcome.ok
-    assert (outcome.error["code"], outcome.error["error"]) == (code, error), outcome.error
+episode = episode_fixture("crm", "automation", "crm-tools", ACTOR)
 
 
 def test_companies_search_tells_the_look_alike_apart(episode):

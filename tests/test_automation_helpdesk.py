@@ -3,62 +3,27 @@ merged; refusals write nothing."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
-from typing import Any
+from functools import partial
 
-import pytest
+import support
+from support import episode_fixture, ok, rows
 
 from simtenant.episode import Episode
-from simtenant.task import Task
 
 ACTOR = "noah.evans@lumenpine.example"
 
-
-def _task() -> Task:
-    return Task.model_validate(
-        {
-            "id": "automation/helpdesk-sweep",
-            "world": "automation",
-            "description": "t",
-            "instruction": "t",
-            "current_time": "2026-09-14T09:00:00Z",
-            "actor": ACTOR,
-            "gold": [],
-            "hash": "helpdesk-sweep",
-        }
-    )
-
-
-@pytest.fixture(scope="module")
-def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Episode]:
-    with Episode.start(_task(), tmp_path_factory.mktemp("helpdesk") / "e.db") as opened:
-        yield opened
-
-
-def ok(episode: Episode, tool: str, args: dict[str, Any]) -> Any:
-    outcome = episode.call(tool, args)
-    assert outcome.ok, outcome.error
-    return outcome.result
-
-
-def refused(episode: Episode, tool: str, args: dict[str, Any], code: int, error: str) -> None:
-    before = counts(episode)
-    outcome = episode.call(tool, args)
-    assert not outcome.ok
-    assert (outcome.error["code"], outcome.error["error"]) == (code, error), outcome.error
-    assert counts(episode) == before
+episode = episode_fixture("helpdesk", "automation", "helpdesk-sweep", ACTOR)
 
 
 def counts(episode: Episode) -> tuple:
-    connection = sqlite3.connect(episode.path)
-    try:
-        return connection.execute(
-            "SELECT (SELECT group_concat(id || status || priority || coalesce(assignee, '') || tags) FROM hd_tickets),"
-            " (SELECT count(*) FROM hd_comments)"
-        ).fetchone()
-    finally:
-        connection.close()
+    return rows(
+        episode.path,
+        "SELECT (SELECT group_concat(id || status || priority || coalesce(assignee, '') || tags) FROM hd_tickets),"
+        " (SELECT count(*) FROM hd_comments)",
+    )[0]
+
+
+refused = partial(support.refused, state=counts)
 
 
 def test_searches_tickets_and_reads_one_with_its_conversation(episode):

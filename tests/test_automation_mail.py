@@ -2,50 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
-import pytest
+import support
+from support import episode_fixture
 
 from simtenant.episode import Episode
-from simtenant.task import Task
 
 ACTOR = "priya.shah@lumenpine.example"
 
-
-def _task() -> Task:
-    return Task.model_validate(
-        {
-            "id": "automation/mail-tools",
-            "world": "automation",
-            "description": "t",
-            "instruction": "t",
-            "current_time": "2026-09-14T09:00:00Z",
-            "actor": ACTOR,
-            "gold": [],
-            "hash": "mail-tools",
-        }
-    )
-
-
-@pytest.fixture(scope="module")
-def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Episode]:
-    with Episode.start(_task(), tmp_path_factory.mktemp("mail") / "e.db") as opened:
-        yield opened
-
-
-def ok(episode: Episode, tool: str, args: dict[str, Any] | None = None, actor: str = ACTOR) -> Any:
-    episode.actor = actor
-    outcome = episode.call(tool, args or {})
-    assert outcome.ok, outcome.error
-    return outcome.result
-
-
-def refused(episode: Episode, tool: str, args: dict[str, Any], code: int, error: str) -> None:
-    episode.actor = ACTOR
-    outcome = episode.call(tool, args)
-    assert not outcome.ok
-    assert (outcome.error["code"], outcome.error["error"]) == (code, error), outcome.error
+episode = episode_fixture("mail", "automation", "mail-tools", ACTOR)
+ok = partial(support.ok, actor=ACTOR)
+refused = partial(support.refused, actor=ACTOR)
 
 
 def inbox_of(episode: Episode, actor: str) -> list[dict[str, Any]]:

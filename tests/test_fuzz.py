@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import sweep_task
 
 from simtenant import seeds
 from simtenant.episode import Episode
-from simtenant.task import Task
 from simtenant.world import get_world
 
 EXAMPLES = 12  # per tool and world
@@ -156,18 +156,14 @@ def ids() -> dict[str, list[str]]:
 
 
 def start(world: str, path: Path) -> Episode:
-    task = Task.model_validate(
-        {
-            "id": f"{world}/fuzz",
-            "world": world,
-            "description": "fuzz",
-            "instruction": "fuzz",
-            "current_time": "2026-06-01T09:00:00Z",
-            "actor": WORLDS[world],
-            "user": {"persona": "A tester.", "opening": "Hello."},
-            "gold": [],
-            "hash": "fuzz",
-        }
+    task = sweep_task(
+        world,
+        "fuzz",
+        WORLDS[world],
+        description="fuzz",
+        instruction="fuzz",
+        current_time="2026-06-01T09:00:00Z",
+        user={"persona": "A tester.", "opening": "Hello."},
     )
     return Episode.start(task, path)
 

@@ -7,15 +7,13 @@ the agent reads is the itsm one plus the provider's section.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from support import episode_fixture, rows
 
 from simtenant import seeds
 from simtenant.episode import Episode
-from simtenant.task import Task
 from simtenant.world import get_world
 
 WORLD = get_world("itsm-msp")
@@ -33,33 +31,11 @@ SWEEPS = sorted(
 )
 
 
-def _task() -> Task:
-    return Task.model_validate(
-        {
-            "id": "itsm-msp/scope-sweep",
-            "world": "itsm-msp",
-            "description": "t",
-            "instruction": "t",
-            "current_time": "2026-06-01T09:00:00Z",
-            "actor": PROVIDER_AGENT,
-            "gold": [],
-            "hash": "scope-sweep",
-        }
-    )
-
-
-@pytest.fixture(scope="module")
-def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Episode]:
-    with Episode.start(_task(), tmp_path_factory.mktemp("msp") / "e.db") as opened:
-        yield opened
+episode = episode_fixture("msp", "itsm-msp", "scope-sweep", PROVIDER_AGENT, current_time="2026-06-01T09:00:00Z")
 
 
 def snapshot_rows(query: str, *params: Any) -> list[tuple]:
-    connection = sqlite3.connect(seeds.snapshot(WORLD))
-    try:
-        return connection.execute(query, params).fetchall()
-    finally:
-        connection.close()
+    return rows(seeds.snapshot(WORLD), query, *params)
 
 
 def scope_of(user_id: str) -> set[str]:

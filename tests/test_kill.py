@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from support import rows
 
 from simtenant.evaluation import EPISODES, episode_name, read_results
 from simtenant.grader import grade
@@ -46,14 +47,6 @@ def stall(_conn, _cursor, statement, *_args):
 event.listen(episode.connection, "before_cursor_execute", stall)
 episode.call(task.gold[before].tool, task.gold[before].args)
 """
-
-
-def rows(path: Path, query: str) -> list[tuple]:
-    connection = sqlite3.connect(path)
-    try:
-        return connection.execute(query).fetchall()
-    finally:
-        connection.close()
 
 
 def wait_for(condition, seconds: float = 60) -> None:

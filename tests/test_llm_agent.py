@@ -5,13 +5,13 @@ budget, token usage, operators (scripted and model-played) and the CLI."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from openai_stub import OpenAIStub, call, error, message, tool_calls
+from support import rows
 from typer.testing import CliRunner
 
 from simtenant.agents import run
@@ -59,14 +59,6 @@ def play(stub: OpenAIStub, tmp_path: Path, task: Task | None = None, **options: 
     report = read_report(path)
     assert report is not None
     return path, report
-
-
-def rows(path: Path, query: str) -> list[tuple]:
-    connection = sqlite3.connect(path)
-    try:
-        return connection.execute(query).fetchall()
-    finally:
-        connection.close()
 
 
 def test_scripted_gold_calls_complete_the_episode_graded_one(stub, tmp_path):
