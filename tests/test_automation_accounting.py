@@ -12,7 +12,7 @@ episode = episode_fixture("acct", "automation", "accounting-tools", ACTOR)
 
 
 def test_customers(episode: Episode) -> None:
-    found = ok(episode, "acct_list_customers", {"search": "harbor"})
+    found = ok(episode, "acct_list_customers", {"query": "harbor"})
     assert [r["name"] for r in found["rows"]] == ["Harbor View Hotels Group", "Harborview Hotels"]
     customer = ok(episode, "acct_get_customer", {"customer_id": "CUST-001"})
     assert customer["outstanding_balance"] == 12710.0 + 2480.0

@@ -33,7 +33,7 @@ def test_lists_events_in_a_range_and_of_a_person(episode):
     assert "Weekly Sales Sync" in titles and "All-hands: Q3 results and fall plans" in titles
     assert [e["start_at"] for e in week["rows"]] == sorted(e["start_at"] for e in week["rows"])
     assert all(e["status"] == "confirmed" for e in week["rows"])  # the cancelled draft is left out
-    cancelled = ok(episode, "cal_list_events", {"text": "Harborview", "include_cancelled": True})
+    cancelled = ok(episode, "cal_list_events", {"query": "Harborview", "include_cancelled": True})
     assert {e["status"] for e in cancelled["rows"]} == {"confirmed", "cancelled"}
     karen = ok(episode, "cal_list_events", {"attendee": "karen@harborview.example"})
     assert all("karen@harborview.example" in [a["email"] for a in e["attendees"]] for e in karen["rows"])
@@ -96,16 +96,16 @@ def test_refuses_bad_new_events_and_others_events(episode):
     refused(episode, "cal_create_event", base, 400, "invalid_range")
     refused(episode, "cal_create_event", {**base, "end_at": "2026-13-16T10:00:00Z"}, 400, "invalid_value")
     refused(episode, "cal_create_event", {**base, "start_at": "Sep 16 10am"}, 400, "invalid_arguments")
-    sync = ok(episode, "cal_list_events", {"text": "Weekly Sales Sync", "start": "2026-09-14T00:00:00Z"})["rows"][0]
+    sync = ok(episode, "cal_list_events", {"query": "Weekly Sales Sync", "start": "2026-09-14T00:00:00Z"})["rows"][0]
     refused(episode, "cal_update_event", {"event_id": sync["id"], "title": "Mine now"}, 403, "not_organizer")
     refused(episode, "cal_cancel_event", {"event_id": sync["id"]}, 403, "not_organizer")
 
 
 def test_responds_to_an_invitation(episode):
-    review = ok(episode, "cal_list_events", {"text": "design review"})["rows"][0]
+    review = ok(episode, "cal_list_events", {"query": "design review"})["rows"][0]
     answered = ok(episode, "cal_respond_to_event", {"event_id": review["id"], "response": "declined"})
     assert {"email": ACTOR, "response": "declined"} in answered["attendees"]
-    sync = ok(episode, "cal_list_events", {"text": "Weekly Sales Sync"})["rows"][0]
+    sync = ok(episode, "cal_list_events", {"query": "Weekly Sales Sync"})["rows"][0]
     refused(episode, "cal_respond_to_event", {"event_id": sync["id"], "response": "accepted"}, 403, "not_invited")
     refused(episode, "cal_respond_to_event", {"event_id": review["id"], "response": "maybe"}, 400, "invalid_arguments")
 

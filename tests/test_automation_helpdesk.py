@@ -33,7 +33,7 @@ def test_searches_tickets_and_reads_one_with_its_conversation(episode):
     )
     open_karen = ok(episode, "hd_list_tickets", {"requester_email": "karen@harborview.example", "status": "open"})
     assert [t["subject"] for t in open_karen["rows"]] == ["Damaged lounge chairs in September delivery"]
-    umbrella = ok(episode, "hd_list_tickets", {"text": "umbrella base"})
+    umbrella = ok(episode, "hd_list_tickets", {"query": "umbrella base"})
     assert {t["status"] for t in umbrella["rows"]} == {"new", "solved"}
     damaged = ok(episode, "hd_list_tickets", {"tag": "damaged"})
     assert damaged["total"] == 3

@@ -17,7 +17,7 @@ def test_lists_and_subscribers(episode: Episode) -> None:
     trade = ok(episode, "mkt_get_list", {"list_id": "LIST-02"})
     assert trade["counts"] == {"subscribed": 8, "unsubscribed": 1, "bounced": 1}
     refused(episode, "mkt_get_list", {"list_id": "LIST-99"}, 404, "not_found")
-    olivia = ok(episode, "mkt_list_subscribers", {"search": "olivia@"})
+    olivia = ok(episode, "mkt_list_subscribers", {"query": "olivia@"})
     assert [r["list_id"] for r in olivia["rows"]] == ["LIST-02", "LIST-03"]
     bounced = ok(episode, "mkt_list_subscribers", {"list_id": "LIST-01", "status": "bounced"})
     assert [r["email"] for r in bounced["rows"]] == ["felix.braun@inbox.example", "olga.ivanova@mailbox.example"]

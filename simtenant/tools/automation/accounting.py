@@ -97,15 +97,15 @@ def _view(ctx: ToolContext, invoice: AcctInvoice) -> dict[str, Any]:
 @tool(SERVICE, "GET", "/accounting/customers")
 def acct_list_customers(
     ctx: ToolContext,
-    search: Annotated[str | None, Field(description="Only customers whose name or email contains this")] = None,
+    query: Annotated[str | None, Field(description="Only customers whose name or email contains this")] = None,
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> Any:
     """List the accounting (billing) customers, by name, optionally searching name or email."""
-    query = select(AcctCustomer)
-    if search is not None:
-        query = query.where(or_(containing(AcctCustomer.name, search), containing(AcctCustomer.email, search)))
-    return paged(ctx, query.order_by(AcctCustomer.name, AcctCustomer.id), page, per_page)
+    selected = select(AcctCustomer)
+    if query is not None:
+        selected = selected.where(or_(containing(AcctCustomer.name, query), containing(AcctCustomer.email, query)))
+    return paged(ctx, selected.order_by(AcctCustomer.name, AcctCustomer.id), page, per_page)
 
 
 @tool(SERVICE, "GET", "/accounting/customers/{customer_id}")

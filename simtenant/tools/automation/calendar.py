@@ -81,26 +81,26 @@ def cal_list_events(
     end: Annotated[DateTime | None, Field(description="Only events starting before this time")] = None,
     attendee: Annotated[Email | None, Field(description="Only events this person organizes or is invited to")] = None,
     organizer: Annotated[Email | None, Field(description="Only events this person organizes")] = None,
-    text: Annotated[str | None, Field(description="Only events whose title or description contains this")] = None,
+    query: Annotated[str | None, Field(description="Only events whose title or description contains this")] = None,
     include_cancelled: Annotated[bool, Field(description="Also list cancelled events")] = False,
     page: Page = 1,
     per_page: PerPage = 50,
 ) -> Any:
     """List calendar events (meetings, out-of-office) in a time range or of a person, earliest first."""
-    query = where_given(
+    selected = where_given(
         select(CalEvent),
         CalEvent.end_at > start if start else None,
         CalEvent.start_at < end if end else None,
         CalEvent.organizer == organizer.lower() if organizer else None,
-        or_(containing(CalEvent.title, text), containing(CalEvent.description, text)) if text else None,
+        or_(containing(CalEvent.title, query), containing(CalEvent.description, query)) if query else None,
         None if include_cancelled else CalEvent.status == "confirmed",
     )
     if attendee:
         invited = select(CalAttendee.event_id).where(CalAttendee.email == attendee.lower())
-        query = query.where(or_(CalEvent.organizer == attendee.lower(), CalEvent.id.in_(invited)))
-    query = query.order_by(CalEvent.start_at, CalEvent.id)
-    total = ctx.session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    events = ctx.session.scalars(query.offset((page - 1) * per_page).limit(per_page))
+        selected = selected.where(or_(CalEvent.organizer == attendee.lower(), CalEvent.id.in_(invited)))
+    selected = selected.order_by(CalEvent.start_at, CalEvent.id)
+    total = ctx.session.scalar(select(func.count()).select_from(selected.subquery())) or 0
+    events = ctx.session.scalars(selected.offset((page - 1) * per_page).limit(per_page))
     return {"page": page, "per_page": per_page, "total": total, "rows": [_event(ctx, e) for e in events]}
 
 

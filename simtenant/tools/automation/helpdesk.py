@@ -77,23 +77,23 @@ def hd_list_tickets(
     assignee: Annotated[Email | None, Field(description="Only tickets assigned to this agent")] = None,
     priority: Annotated[Priority | None, Field(description="Only tickets of this priority")] = None,
     tag: Annotated[Tag | None, Field(description="Only tickets with this tag")] = None,
-    text: Annotated[str | None, Field(description="Only tickets whose subject or description contains this")] = None,
+    query: Annotated[str | None, Field(description="Only tickets whose subject or description contains this")] = None,
     unassigned: Annotated[bool, Field(description="Only tickets nobody is assigned to")] = False,
     page: Page = 1,
     per_page: PerPage = 50,
 ) -> Any:
     """Search support tickets by status, requester, assignee, priority, tag or text, newest first."""
-    query = where_given(
+    selected = where_given(
         select(HdTicket),
         HdTicket.status == status if status else None,
         HdTicket.requester_email == requester_email.lower() if requester_email else None,
         HdTicket.assignee == assignee.lower() if assignee else None,
         HdTicket.priority == priority if priority else None,
         ("," + HdTicket.tags + ",").contains(f",{tag.lower()},", autoescape=True) if tag else None,
-        or_(containing(HdTicket.subject, text), containing(HdTicket.description, text)) if text else None,
+        or_(containing(HdTicket.subject, query), containing(HdTicket.description, query)) if query else None,
         HdTicket.assignee.is_(None) if unassigned else None,
     )
-    return paged(ctx, query.order_by(desc(HdTicket.created_at), desc(HdTicket.id)), page, per_page)
+    return paged(ctx, selected.order_by(desc(HdTicket.created_at), desc(HdTicket.id)), page, per_page)
 
 
 @tool(SERVICE, "GET", "/helpdesk/tickets/{ticket_id}")

@@ -88,20 +88,18 @@ def mkt_list_subscribers(
     ctx: ToolContext,
     list_id: Annotated[str | None, Field(description="Only subscribers of this list, e.g. LIST-01")] = None,
     status: Annotated[SubscriberStatus | None, Field(description="Only subscribers in this status")] = None,
-    search: Annotated[str | None, Field(description="Only addresses or names containing this")] = None,
+    query: Annotated[str | None, Field(description="Only addresses or names containing this")] = None,
     page: Page = 1,
     per_page: PerPage = 50,
 ) -> Any:
     """List or search subscribers (contacts on mailing lists) by list, status, email or name, by address."""
-    query = where_given(
+    selected = where_given(
         select(MktSubscriber),
         None if list_id is None else MktSubscriber.list_id == list_id,
         None if status is None else MktSubscriber.status == status,
-        None
-        if search is None
-        else or_(containing(MktSubscriber.email, search), containing(MktSubscriber.name, search)),
+        None if query is None else or_(containing(MktSubscriber.email, query), containing(MktSubscriber.name, query)),
     )
-    return paged(ctx, query.order_by(MktSubscriber.email, MktSubscriber.list_id), page, per_page)
+    return paged(ctx, selected.order_by(MktSubscriber.email, MktSubscriber.list_id), page, per_page)
 
 
 @tool(SERVICE, "POST", "/marketing/lists/{list_id}/subscribers")

@@ -101,12 +101,12 @@ def prj_list_tasks(
     open_only: Annotated[bool, Field(description="Only tasks not done yet")] = False,
     due_before: Annotated[Day | None, Field(description="Only tasks due on or before this date")] = None,
     priority: Annotated[Priority | None, Field(description="Only tasks of this priority")] = None,
-    text: Annotated[str | None, Field(description="Only tasks whose title or description contains this")] = None,
+    query: Annotated[str | None, Field(description="Only tasks whose title or description contains this")] = None,
     page: Page = 1,
     per_page: PerPage = 50,
 ) -> Any:
     """List tasks by project, assignee, status, priority or due date (overdue work), soonest due first."""
-    query = where_given(
+    selected = where_given(
         select(PrjTask),
         PrjTask.project_id == project_id if project_id else None,
         PrjTask.assignee == assignee.lower() if assignee else None,
@@ -114,10 +114,10 @@ def prj_list_tasks(
         PrjTask.status != "done" if open_only else None,
         PrjTask.due_date <= _day(due_before, "due_before") if due_before else None,
         PrjTask.priority == priority if priority else None,
-        or_(containing(PrjTask.title, text), containing(PrjTask.description, text)) if text else None,
+        or_(containing(PrjTask.title, query), containing(PrjTask.description, query)) if query else None,
     )
-    query = query.order_by(PrjTask.due_date.is_(None), PrjTask.due_date, PrjTask.id)
-    return paged(ctx, query, page, per_page)
+    selected = selected.order_by(PrjTask.due_date.is_(None), PrjTask.due_date, PrjTask.id)
+    return paged(ctx, selected, page, per_page)
 
 
 @tool(SERVICE, "GET", "/projects/tasks/{task_id}")
