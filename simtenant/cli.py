@@ -33,6 +33,7 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object in
 JudgeModel = Annotated[
     str | None, typer.Option(help="Grade judge components with this model (any OpenAI-compatible endpoint)")
 ]
+INFRA_FAILURE = 3  # the exit status of a run whose model endpoint failed (infra_ok false): the episode is kept
 JudgeBaseUrl = Annotated[str | None, typer.Option(help="The judge endpoint's base URL (default: the SDK's)")]
 JudgeKeyEnv = Annotated[str, typer.Option(help="Environment variable holding the judge's API key")]
 FullFlag = Annotated[bool, typer.Option("--full", help="Diff by scanning every table, not just the changed rows")]
@@ -198,9 +199,10 @@ def run(
     if report is None:
         return _show_grade(result, json_output)
     if json_output:
-        return _print_json(
-            {**result.to_dict(), "infra_ok": report["infra_ok"], "usage": report["usage"], "agent": report}
-        )
+        _print_json({**result.to_dict(), "infra_ok": report["infra_ok"], "usage": report["usage"], "agent": report})
+        if not report["infra_ok"]:
+            raise typer.Exit(INFRA_FAILURE)
+        return None
     _show_grade(result, False)
     usage = report["usage"]
     console.print(
@@ -215,6 +217,7 @@ def run(
             "(an infrastructure failure, not the agent's: this reward does not measure the agent)",
             highlight=False,
         )
+        raise typer.Exit(INFRA_FAILURE)
 
 
 @command("grade")
