@@ -34,6 +34,7 @@ class Reply:
     status: int
     body: dict[str, Any]
     repeat: bool = False  # answer it again and again instead of moving on
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -80,9 +81,11 @@ def message(text: str | None, usage: dict[str, int] | None = USAGE) -> Reply:
     return Reply(200, _completion({"role": "assistant", "content": text}, "stop", usage))
 
 
-def error(status: int, text: str = "scripted failure", repeat: bool = False) -> Reply:
-    """An error answer (429, 500, ...); with ``repeat`` every later request gets it too."""
-    return Reply(status, {"error": {"message": text, "type": "stub_error", "code": str(status)}}, repeat)
+def error(status: int, text: str = "scripted failure", repeat: bool = False, retry_after: str | None = None) -> Reply:
+    """An error answer (429, 500, ...); with ``repeat`` every later request gets it too; with
+    ``retry_after`` a Retry-After header."""
+    headers = {"Retry-After": retry_after} if retry_after is not None else {}
+    return Reply(status, {"error": {"message": text, "type": "stub_error", "code": str(status)}}, repeat, headers)
 
 
 @dataclass
@@ -136,6 +139,8 @@ class OpenAIStub:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
 

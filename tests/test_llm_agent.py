@@ -131,6 +131,15 @@ def test_retries_back_off_exponentially(stub):
     assert len(stub.requests) == 4
 
 
+def test_retries_wait_at_least_what_retry_after_asks(stub):
+    stub.add(error(429, "slow down", retry_after="3"), error(503, "busy", retry_after="soon"))
+    stub.add(error(429, "slow down", retry_after="9999"), message("Done."))
+    waits: list[float] = []
+    client = ChatClient(Endpoint(model="scripted", base_url=stub.base_url, attempts=4, backoff=0.5), sleep=waits.append)
+    assert client.complete([{"role": "user", "content": "hi"}]).content == "Done."
+    assert waits == [3.0, 1.0, 120.0]  # the header's 3 s; backoff when unreadable; capped at 120 s
+
+
 def test_an_error_that_is_not_retryable_fails_at_once(stub, tmp_path):
     stub.add(error(401, "bad key", repeat=True))
     _, report = play(stub, tmp_path)

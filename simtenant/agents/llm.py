@@ -15,7 +15,8 @@ as they are, so the dispatcher records the call and refuses it with a 400.
 
 Tool calls and text turns each spend a step; at ``max_steps`` the episode is left unfinished and
 is graded as it is. An endpoint that keeps failing (429, 5xx and connection errors are retried
-with exponential backoff; anything else is not) ends the run with ``infra_ok`` false: an
+with exponential backoff, waiting at least what a Retry-After header asks, up to 120 s; anything
+else is not) ends the run with ``infra_ok`` false: an
 infrastructure failure, never the agent's. How the run went — ``infra_ok``, the error, summed
 token usage, the model, the steps, how it ended — is written beside the episode file in
 ``<episode>.agent.json`` (the episode file's own schema is unchanged).
@@ -111,12 +112,14 @@ class ChatClient:
             request["temperature"] = self.endpoint.temperature
         attempts = max(1, self.endpoint.attempts)
         for attempt in range(1, attempts + 1):
+            asked = 0.0  # what the endpoint asked us to wait (Retry-After), if anything
             try:
                 response = self.client.chat.completions.create(**request)
             except APIStatusError as exc:
                 problem = f"HTTP {exc.status_code} from {self.endpoint.model}: {_status_message(exc)}"
                 if exc.status_code != 429 and exc.status_code < 500:
                     raise EndpointFailure(problem) from None
+                asked = _retry_after(exc)
             except APIConnectionError as exc:
                 problem = f"{type(exc).__name__}: {exc}"
             except OpenAIError as exc:  # an answer the SDK could not read
@@ -128,8 +131,22 @@ class ChatClient:
                     raise EndpointFailure(f"{self.endpoint.model} answered without a message: {response!r:.300}")
                 return choices[0].message
             if attempt < attempts:
-                self.sleep(self.endpoint.backoff * 2 ** (attempt - 1))
+                self.sleep(max(self.endpoint.backoff * 2 ** (attempt - 1), asked))
         raise EndpointFailure(f"gave up after {attempts} attempt(s): {problem}")
+
+
+MAX_RETRY_AFTER = 120.0  # seconds: a longer wait asked for is capped, so a run never hangs on one answer
+
+
+def _retry_after(exc: Any) -> float:
+    """The wait in seconds an error answer's Retry-After header asks for (delta-seconds; 0 if none or
+    unreadable), at most ``MAX_RETRY_AFTER``."""
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return min(max(float(value), 0.0), MAX_RETRY_AFTER) if value is not None else 0.0
+    except ValueError:
+        return 0.0
 
 
 def _status_message(exc: Any) -> str:
