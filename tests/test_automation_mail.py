@@ -72,6 +72,27 @@ def test_send_delivers_to_colleagues_inboxes(episode):
     assert ok(episode, "mail_list_messages", {"folder": "sent"})["total"] == before
 
 
+def test_a_new_hire_has_a_mailbox_from_the_company_directory(episode):
+    hire = {
+        "name": "Alex Moreno",
+        "email": "alex.moreno@lumenpine.example",
+        "department": "Operations",
+        "title": "Warehouse Associate",
+        "manager_id": "EMP-010",
+        "start_date": "2026-09-21",
+        "location": "Portland, OR",
+    }
+    refused(
+        episode, "mail_send_email", {"to": [hire["email"]], "subject": "Hi", "body": "Welcome"}, 404, "unknown_mailbox"
+    )
+    ok(episode, "hr_onboard_employee", hire)
+    ok(episode, "mail_send_email", {"to": [hire["email"]], "subject": "Welcome", "body": "Welcome to Lumen & Pine!"})
+    assert [m["subject"] for m in inbox_of(episode, hire["email"])] == ["Welcome"]
+    # a former employee's address has none: Tom Baker (EMP-021) was terminated
+    former = "tom.baker@lumenpine.example"
+    refused(episode, "mail_send_email", {"to": [former], "subject": "Hi", "body": "x"}, 404, "unknown_mailbox")
+
+
 def test_reply_and_forward(episode):
     complaint = ok(episode, "mail_search_messages", {"query": "cracked back slats"})["rows"][0]
     reply = ok(

@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 
 from ...errors import Conflict, InvalidArgument, NotFound
+from ...schema.automation.hr import HrEmployee
 from ...schema.automation.mail import COMPANY_DOMAIN, FOLDERS, MailMessage
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
@@ -60,6 +61,9 @@ def _deliver(
         raise InvalidArgument("give at least one recipient", error="no_recipients")
     internal = [a for a in split(join(split(to_text) + split(cc_text))) if a.endswith("@" + COMPANY_DOMAIN)]
     known = set(ctx.session.scalars(select(MailMessage.mailbox).where(MailMessage.mailbox.in_(internal)).distinct()))
+    # the company directory (HR) gives every current employee a mailbox, a new hire's included
+    staff = select(func.lower(HrEmployee.email)).where(HrEmployee.status != "terminated")
+    known |= set(ctx.session.scalars(staff.where(func.lower(HrEmployee.email).in_(internal))))
     unknown = [a for a in internal if a not in known and a != sender]
     if unknown:
         raise NotFound(f"no mailbox at {COMPANY_DOMAIN} for {', '.join(unknown)}", error="unknown_mailbox")
