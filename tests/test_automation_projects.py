@@ -20,7 +20,8 @@ def counts(episode: Episode) -> tuple:
         episode.path,
         "SELECT (SELECT group_concat(id || status || coalesce(assignee, '') || coalesce(due_date, ''))"
         " FROM prj_tasks),"
-        " (SELECT count(*) FROM prj_comments)",
+        " (SELECT count(*) FROM prj_comments),"
+        " (SELECT group_concat(id || name || owner || status || coalesce(due_date, '')) FROM prj_projects)",
     )[0]
 
 
@@ -105,3 +106,13 @@ def test_comments_on_a_task(episode):
     assert [c["id"] for c in listed["comments"]][-1] == comment["id"] and len(listed["comments"]) == 2
     refused(episode, "prj_add_comment", {"task_id": "TASK-0007", "body": ""}, 400, "invalid_arguments")
     refused(episode, "prj_add_comment", {"task_id": "TASK-0999", "body": "x"}, 404, "not_found")
+
+
+def test_a_project_changes_hands(episode):
+    handed = ok(episode, "prj_update_project", {"project_id": "PRJ-001", "owner": "Dana.Reyes@lumenpine.example"})
+    assert (handed["owner"], handed["changed"]) == ("dana.reyes@lumenpine.example", ["owner"])
+    assert ok(episode, "prj_get_project", {"project_id": "PRJ-001"})["owner"] == "dana.reyes@lumenpine.example"
+    refused(episode, "prj_update_project", {"project_id": "PRJ-001", "owner": "karen@harborview.example"}, 400,
+            "not_an_employee")  # fmt: skip
+    refused(episode, "prj_update_project", {"project_id": "PRJ-001"}, 400, "missing_field")
+    refused(episode, "prj_update_project", {"project_id": "PRJ-999", "status": "on_hold"}, 404, "not_found")

@@ -21,7 +21,7 @@ from ...schema.automation.projects import (
 )
 from ..dispatch import ToolContext, row_dict
 from ..registry import Text, tool
-from .common import Email, Page, PerPage, containing, me, paged, where_given
+from .common import Email, Page, PerPage, apply_updates, containing, me, paged, where_given
 
 SERVICE = "automation.projects"
 COMPANY_DOMAIN = "@lumenpine.example"
@@ -90,6 +90,23 @@ def prj_get_project(ctx: ToolContext, project_id: ProjectId) -> Any:
     tasks = [row_dict(t) for t in ctx.session.scalars(query)]
     counts = {s: sum(1 for t in tasks if t["status"] == s) for s in TASK_STATUSES}
     return {**row_dict(project), "task_counts": counts, "tasks": tasks}
+
+
+@tool(SERVICE, "PATCH", "/projects/{project_id}")
+def prj_update_project(
+    ctx: ToolContext,
+    project_id: ProjectId,
+    name: Annotated[Text | None, Field(description="A new name")] = None,
+    owner: Annotated[Email | None, Field(description="The new owner, an employee's email")] = None,
+    status: Annotated[ProjectStatus | None, Field(description="planning, active, on_hold or completed")] = None,
+    due_date: Annotated[Day | None, Field(description="A new due date, e.g. 2026-12-15")] = None,
+) -> Any:
+    """Change a project's name, owner, status or due date (hand a project over to a new owner)."""
+    project = ctx.get(PrjProject, project_id, "project")
+    changed = apply_updates(
+        project, name=name, owner=_member(owner), status=status, due_date=_day(due_date, "due_date")
+    )
+    return {**row_dict(project), "changed": changed}
 
 
 @tool(SERVICE, "GET", "/projects/tasks")
