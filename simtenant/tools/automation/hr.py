@@ -195,8 +195,9 @@ def hr_terminate_employee(
     reason: Annotated[Text, Field(description="Why they leave, e.g. 'Resigned: moving abroad'")],
     end_date: Annotated[DateText | None, Field(description="Last working day, YYYY-MM-DD (default today)")] = None,
 ) -> Any:
-    """Offboard an employee: status terminated with their last day and reason. Someone who still manages
-    current employees is refused (409: reassign their reports first); their pending time off is denied."""
+    """Offboard an employee: status terminated now, with their last day (which may be later: the date
+    the termination takes effect) and reason. Someone who still manages current employees is refused
+    (409: reassign their reports first); their pending time off is denied."""
     employee = _current(ctx, employee_id)
     last = _date(end_date, "end_date").isoformat() if end_date else ctx.timestamp[:10]
     if last < employee.start_date:
