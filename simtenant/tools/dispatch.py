@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
-from sqlalchemy import inspect
+from sqlalchemy import Select, func, inspect, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -74,6 +74,13 @@ class ToolContext:
 def row_dict(row: Any) -> dict[str, Any]:
     """A mapped row as a plain dict of its columns."""
     return {attr.key: getattr(row, attr.key) for attr in inspect(row).mapper.column_attrs}
+
+
+def paged(ctx: ToolContext, query: Select, page: int, per_page: int) -> dict[str, Any]:
+    """A page of ``query``'s rows (the query must be ordered, so pages are stable) and the total."""
+    total = ctx.session.scalar(select(func.count()).select_from(query.subquery())) or 0
+    rows = ctx.session.scalars(query.offset((page - 1) * per_page).limit(per_page))
+    return {"page": page, "per_page": per_page, "total": total, "rows": [row_dict(r) for r in rows]}
 
 
 @dataclass

@@ -18,9 +18,9 @@ from ...schema.automation.accounting import (
     AcctInvoiceLine,
     AcctPayment,
 )
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
-from .common import Email, Page, PerPage, containing, me, paged, where_given
+from .common import Email, Page, PerPage, containing, me, where_given
 
 SERVICE = "automation.accounting"
 CustomerId = Annotated[str, Field(description="The accounting customer id, e.g. CUST-001")]

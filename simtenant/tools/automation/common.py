@@ -1,4 +1,4 @@
-"""What every app of the automation world shares: the acting employee, pages, text matching and
+"""What every app of the automation world shares: the acting employee, page sizes, text matching and
 updates from optional fields."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlalchemy import Select, func, select
+from sqlalchemy import Select, func
 
 from ...errors import Forbidden, InvalidArgument
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext
 
 Page = Annotated[int, Field(ge=1, description="Page number, from 1")]
 PerPage = Annotated[int, Field(ge=1, le=100, description="Rows per page, at most 100")]
@@ -24,13 +24,6 @@ def me(ctx: ToolContext) -> str:
     if not ctx.actor:
         raise Forbidden("these apps act as an employee, and the task names none", error="no_actor")
     return ctx.actor
-
-
-def paged(ctx: ToolContext, query: Select, page: int, per_page: int) -> dict[str, Any]:
-    """A page of ``query``'s rows (ordered, so pages are stable) and the total."""
-    total = ctx.session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    rows = ctx.session.scalars(query.offset((page - 1) * per_page).limit(per_page))
-    return {"page": page, "per_page": per_page, "total": total, "rows": [row_dict(r) for r in rows]}
 
 
 def containing(column: Any, text: str | None) -> Any:

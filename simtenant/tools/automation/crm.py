@@ -17,9 +17,9 @@ from ...schema.automation.crm import (
     CrmDeal,
     CrmNote,
 )
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
-from .common import Email, Page, PerPage, apply_updates, containing, me, paged, where_given
+from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
 
 SERVICE = "automation.crm"
 

@@ -18,9 +18,9 @@ from ...schema.automation.hr import (
     HrEmployee,
     HrTimeOff,
 )
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
-from .common import Email, Page, PerPage, apply_updates, containing, me, paged, where_given
+from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
 
 SERVICE = "automation.hr"
 EmployeeId = Annotated[str, Field(description="The employee id, e.g. EMP-007")]

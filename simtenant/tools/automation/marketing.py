@@ -18,9 +18,9 @@ from ...schema.automation.marketing import (
     MktList,
     MktSubscriber,
 )
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
-from .common import Email, Page, PerPage, apply_updates, containing, me, paged, where_given
+from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
 
 SERVICE = "automation.marketing"
 ListId = Annotated[str, Field(description="The mailing list id, e.g. LIST-01")]

@@ -8,9 +8,9 @@ from pydantic import Field
 from sqlalchemy import select
 
 from ...schema.itsm.audit import AuditEntry
-from ..dispatch import ToolContext
+from ..dispatch import ToolContext, paged
 from ..registry import tool
-from .common import InOrg, Page, PerPage, matching, paged, scoped
+from .common import InOrg, Page, PerPage, matching, scoped
 
 
 @tool("itsm.audit", "GET", "/itsm/audit")

@@ -22,7 +22,7 @@ from ...schema.itsm.changes import (
 )
 from ...schema.itsm.cmdb import ConfigurationItem
 from ...schema.itsm.identity import GroupMember, SysUser, UserGroup
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
 from .common import (
     InOrg,
@@ -35,7 +35,6 @@ from .common import (
     filled,
     get_in_scope,
     matching,
-    paged,
     related,
     require,
     same_org,

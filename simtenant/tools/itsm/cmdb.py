@@ -16,7 +16,7 @@ from sqlalchemy import func, or_, select
 from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.itsm.cmdb import CI_CLASSES, CI_STATUSES, RELATIONS, CIRelationship, ConfigurationItem
 from ...schema.itsm.identity import Location, SysUser
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
 from .common import (
     InOrg,
@@ -29,7 +29,6 @@ from .common import (
     get_in_scope,
     in_scope,
     matching,
-    paged,
     require,
     same_org,
     scoped,

@@ -1,5 +1,5 @@
 """What every ITSM tool shares: the acting user, permission checks, organization scope,
-the audit trail, pagination and the rules that derive fields (priority, SLA clocks)."""
+the audit trail, page sizes and the rules that derive fields (priority, SLA clocks)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from ...errors import Conflict, Forbidden, InvalidArgument, NotFound
 from ...schema.itsm.audit import AuditEntry
 from ...schema.itsm.identity import Organization, Permission, RolePermission, SysUser, UserRole
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext
 
 T = TypeVar("T")
 
@@ -268,6 +268,15 @@ def seen_in_scope(ctx: ToolContext, user: SysUser) -> bool:
     return bool(ctx.session.scalar(query))
 
 
+def person_in_scope(ctx: ToolContext, user_id: str) -> SysUser:
+    """A user of the scope, or one who works in it (provider staff holding a role in a client of it);
+    404 otherwise, as for an unknown id."""
+    user = ctx.session.get(SysUser, user_id)
+    if user is None or not seen_in_scope(ctx, user):
+        raise NotFound(f"user {user_id!r} not found")
+    return user
+
+
 def works_in(session: Session, org_id: str, user: SysUser, what: str = "user") -> SysUser:
     """``user`` if they belong to ``org_id`` or hold a role there; else 400 cross_organization."""
     if user.org_id == org_id or roles_of(session, user.id, org_id):
@@ -315,13 +324,6 @@ def matching(query: Select, *filters: tuple[Any, Any]) -> Select:
         if value is not None:
             query = query.where(column == value)
     return query
-
-
-def paged(ctx: ToolContext, query: Select, page: int, per_page: int) -> dict[str, Any]:
-    """A page of ``query``'s rows (the query must be ordered, so pages are stable) and the total."""
-    total = ctx.session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    rows = ctx.session.scalars(query.offset((page - 1) * per_page).limit(per_page))
-    return {"page": page, "per_page": per_page, "total": total, "rows": [row_dict(r) for r in rows]}
 
 
 def audit(ctx: ToolContext, tool: str, action: str, record: Any, fields: Iterable[str]) -> None:

@@ -28,7 +28,7 @@ from ...schema.itsm.identity import (
     UserRole,
 )
 from ...schema.itsm.incidents import Incident, IncidentWorkNote
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
 from .common import (
     RESOURCES,
@@ -45,7 +45,7 @@ from .common import (
     get_in_scope,
     in_scope,
     matching,
-    paged,
+    person_in_scope,
     readable,
     related,
     require,
@@ -54,7 +54,6 @@ from .common import (
     same_org,
     scope,
     scoped,
-    seen_in_scope,
     target_org,
     works_in,
 )
@@ -469,15 +468,6 @@ def _role_org(
     return org
 
 
-def _person(ctx: ToolContext, user_id: str) -> SysUser:
-    """A user of the scope, or one who works in it (provider staff holding a role in a client of it):
-    whose roles in those organizations their people may read and manage."""
-    user = ctx.session.get(SysUser, user_id)
-    if user is None or not seen_in_scope(ctx, user):
-        raise NotFound(f"user {user_id!r} not found")
-    return user
-
-
 def _roles_view(ctx: ToolContext, user: SysUser, org: str) -> dict[str, Any]:
     return {"user_id": user.id, "org_id": org, "roles": roles_of(ctx.session, user.id, org)}
 
@@ -486,7 +476,7 @@ def _roles_view(ctx: ToolContext, user: SysUser, org: str) -> dict[str, Any]:
 def get_user_roles(ctx: ToolContext, user_id: UserId, org_id: RoleOrg = None) -> Any:
     """List the roles a user holds in an organization (their own by default); without one, also the
     roles they hold in the other organizations of your scope (provider staff serve several)."""
-    user = _person(ctx, user_id)
+    user = person_in_scope(ctx, user_id)
     org = _role_org(ctx, user, org_id, "role", "read")
     view = _roles_view(ctx, user, org)
     if org_id is None:
@@ -509,7 +499,7 @@ def check_user_permission(
 ) -> Any:
     """Whether a user's roles in an organization (their own by default) allow an action (read, or
     crud: create/change/delete) on a resource."""
-    user = _person(ctx, user_id)
+    user = person_in_scope(ctx, user_id)
     org = _role_org(ctx, user, org_id, "role", "read")
     permitted = user.active and not user.locked and allowed(ctx.session, user.id, org, resource, action)
     return {
@@ -526,7 +516,7 @@ def check_user_permission(
 def assign_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: RoleOrg = None) -> Any:
     """Grant a role to an active user in an organization: their own (the default), or, for a
     provider's staff, a client organization they are to serve."""
-    user = _person(ctx, user_id)
+    user = person_in_scope(ctx, user_id)
     org = _role_org(ctx, user, org_id, "user", "crud")
     if not user.active:
         raise Conflict(f"{user.id} ({user.name}) is not an active user", error="inactive_user")
@@ -537,7 +527,7 @@ def assign_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: Role
 @tool(SVC, "POST", "/itsm/users/roles/revoke")
 def revoke_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: RoleOrg = None) -> Any:
     """Take a role away from a user in an organization (their own by default; an inactive one too)."""
-    user = _person(ctx, user_id)
+    user = person_in_scope(ctx, user_id)
     org = _role_org(ctx, user, org_id, "user", "crud", revoking=True)
     grant = ctx.session.get(UserRole, (user.id, role_id, org))
     if grant is None:

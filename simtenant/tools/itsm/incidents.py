@@ -26,7 +26,7 @@ from ...schema.itsm.incidents import (
 from ...schema.itsm.knowledge import IncidentKnowledge, KnowledgeArticle
 from ...schema.itsm.services import Service, ServiceOffering
 from ...schema.itsm.sla import IncidentSLA, SLADefinition
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
 from .common import (
     InOrg,
@@ -39,7 +39,7 @@ from .common import (
     get_in_scope,
     later,
     may,
-    paged,
+    person_in_scope,
     priority_of,
     related,
     require,
@@ -47,7 +47,6 @@ from .common import (
     require_somewhere,
     same_org,
     scoped,
-    seen_in_scope,
 )
 
 SERVICE = "itsm.incidents"
@@ -220,14 +219,6 @@ def _list(
     return paged(ctx, scoped(ctx, query, Incident, "incident", org_id).order_by(Incident.id), page, per_page)
 
 
-def _user_in_scope(ctx: ToolContext, user_id: str) -> SysUser:
-    """A user of the scope, or one who works in it (provider staff with a role in an organization of it)."""
-    user = ctx.session.get(SysUser, user_id)
-    if user is None or not seen_in_scope(ctx, user):
-        raise NotFound(f"user {user_id!r} not found")
-    return user
-
-
 # --- reads ---------------------------------------------------------------------------------------
 
 
@@ -298,7 +289,7 @@ def get_incidents_assigned_to(
     per_page: PerPage = 20,
 ) -> Any:
     """List the incidents assigned to a user, in number order; paginated."""
-    _user_in_scope(ctx, user_id)
+    person_in_scope(ctx, user_id)
     return _list(ctx, page, per_page, open_only, assigned_to_id=user_id, status=status)
 
 
@@ -312,7 +303,7 @@ def get_incidents_by_caller(
     per_page: PerPage = 20,
 ) -> Any:
     """List the incidents a user reported (is the caller of), in number order; paginated."""
-    _user_in_scope(ctx, caller_id)
+    person_in_scope(ctx, caller_id)
     return _list(ctx, page, per_page, open_only, caller_id=caller_id, status=status)
 
 
@@ -353,7 +344,7 @@ def create_incident(
     organization, with that organization's SLAs and knowledge; the template, group, service,
     offering and CI given must be of that organization too (400 cross_organization)."""
     require_somewhere(ctx, "incident", "crud")
-    caller = _user_in_scope(ctx, caller_id)
+    caller = person_in_scope(ctx, caller_id)
     org = caller.org_id
     require(ctx, "incident", "crud", org)
     template = related(ctx, IncidentTemplate, template_id, "incident template", org) if template_id else None

@@ -17,7 +17,7 @@ from ...schema.itsm.knowledge import (
     IncidentKnowledge,
     KnowledgeArticle,
 )
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
 from .common import (
     InOrg,
@@ -28,7 +28,6 @@ from .common import (
     audit,
     filled,
     get_in_scope,
-    paged,
     related,
     require,
     require_role,

@@ -17,7 +17,7 @@ from ...schema.itsm.knowledge import KnowledgeArticle
 from ...schema.itsm.notifications import CHANNELS, Notification
 from ...schema.itsm.problems import Problem
 from ...schema.itsm.services import CatalogRequest, Service
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
 from .common import (
     InOrg,
@@ -27,7 +27,6 @@ from .common import (
     get_in_scope,
     in_scope,
     matching,
-    paged,
     related,
     require,
     require_somewhere,

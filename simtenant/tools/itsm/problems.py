@@ -14,7 +14,7 @@ from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.itsm.identity import SysUser, UserGroup
 from ...schema.itsm.incidents import Incident
 from ...schema.itsm.problems import PROBLEM_STATUSES, Problem, ProblemIncident
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
 from .common import (
     InOrg,
@@ -26,7 +26,6 @@ from .common import (
     filled,
     get_in_scope,
     matching,
-    paged,
     priority_of,
     related,
     require,

@@ -23,7 +23,7 @@ from ...schema.itsm.services import (
     Service,
     ServiceOffering,
 )
-from ..dispatch import ToolContext, row_dict
+from ..dispatch import ToolContext, paged, row_dict
 from ..registry import Text, tool
 from .common import (
     InOrg,
@@ -34,7 +34,6 @@ from .common import (
     find_one,
     get_in_scope,
     matching,
-    paged,
     require,
     require_role,
     scoped,
