@@ -371,7 +371,7 @@ def validate(
         _print_json({"ok": all(r.ok for r in reports), "tasks": [r.to_dict() for r in reports]})
     else:
         table = Table(
-            "task", "gold", "shaped", "rubric", "assertions", "noop", "identical", "problems", title="validate"
+            "task", "gold", "shaped", "rubric", "assertions", "noop", "identical", "reworded", "ok", title="validate"
         )
         for r in reports:
             table.add_row(
@@ -382,10 +382,21 @@ def validate(
                 _short(r.assertion_reward) or "-",
                 _short(r.noop_reward),
                 _short(r.identical_replays),
-                "[green]ok[/green]" if r.ok else "[red]" + "; ".join(r.problems) + "[/red]",
+                f"{r.paraphrases}+{r.missing}",
+                "[green]ok[/green]" if r.ok else "[red]no[/red]",
             )
         console.print(table)
-        console.print(f"{sum(r.ok for r in reports)} of {len(reports)} tasks valid", highlight=False)
+        for r in reports:
+            for problem in r.problems:
+                console.print(f"[red]{escape(r.task)}[/red]: {escape(problem)}", highlight=False)
+            for warning in r.warnings:
+                console.print(f"[yellow]{escape(r.task)}[/yellow]: warning: {escape(warning)}", highlight=False)
+        console.print(
+            f"{sum(r.ok for r in reports)} of {len(reports)} tasks valid; "
+            f"{sum(r.paraphrases for r in reports)} paraphrased golds scored 1, "
+            f"{sum(r.missing for r in reports)} texts missing a fact scored below 1",
+            highlight=False,
+        )
     if not all(r.ok for r in reports):
         raise typer.Exit(1)
 

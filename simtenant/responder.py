@@ -1,17 +1,24 @@
 """Scripted counterparts: a party holds facts and reveals them when asked, with no model.
 
-Any world can use it: a home-services customer behind a lead, an IT operator behind a task.
-A fact has trigger phrases (synonyms included). A message asks for a fact when one of its
-triggers occurs in it as whole words, ignoring case and punctuation. The reply is scripted:
+Any world can use it: a home-services customer behind a lead, an IT operator behind a task. A
+message is read sentence by sentence. A sentence *asks* when it is a question (it ends with "?" or
+opens like one: "what", "could you", "is it", …) or a request ("please tell me", "let me know",
+"I'll need", "can you confirm", …); anything else is a statement. A fact has trigger phrases,
+matched on word stems ("vehicle" matches "vehicles"); the reply is scripted:
 
-- an asked fact not yet known to the agent is revealed, with the fact's own reveal text (two
-  facts that share a reveal text, answered in one sentence, say it once);
-- a *question* (a sentence ending in "?") about a fact the agent already has — given up front
-  or revealed earlier — gets "I already told you …" and counts as redundant; a statement that
-  merely mentions it (say, a quote repeating the distance) does not;
-- a question that asks for nothing the party holds gets the fallback reply, and a message with
-  no question and nothing asked gets an acknowledgement;
+- a fact the agent does not have yet is revealed only by an asking sentence that names it, with
+  the fact's own reveal text (two facts that share it, answered at once, say it once);
+- an asking sentence about a fact the agent already has (given up front or revealed before) is a
+  question asked again, answered "As I said: …" and counted as redundant — unless it states the
+  fact itself ("Would you like the 24 panes cleaned outside only?"): that is a confirmation,
+  answered "Yes, that's right.";
+- a closing question ("Anything else?", "Is there anything else I can do?") gets a closing reply;
+- any other asking sentence gets a reply that the party does not know;
+- a message that asks nothing is acknowledged, and reveals nothing, whatever words it contains;
 - a silent party (spam) never replies.
+
+``tells`` decides whether a message reports facts as done (an operator's ``done_when``): in its
+statements, not in a question ("Should I close it?"), an intention ("I'll close it") or a condition.
 """
 
 from __future__ import annotations
@@ -20,15 +27,61 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-FALLBACK = "Sorry, I'm not sure what you need from me. What would you like to know?"
+from .facts import NUMBER_IN_TEXT, missing_facts, stems
+from .facts import Fact as Told
+
+FALLBACK = "Sorry, I don't know anything more about that than what I've told you."
 ACKNOWLEDGE = "Okay, thanks for letting me know."
-SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+CLOSING = "No, that's everything from me. Thanks!"
+CONFIRM = "Yes, that's right."
+REPEAT = "As I said: {reveal}"
+SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+QUESTION_OPENINGS = frozenset(
+    "what which who whom whose when where why how can could would do does did is are was were should shall".split()
+)
+REQUESTS = (
+    "please",
+    "let me know",
+    "let us know",
+    "tell me",
+    "tell us",
+    "i need",
+    "we need",
+    "i ll need",
+    "we ll need",
+    "i will need",
+    "we will need",
+    "i d need",
+    "i would need",
+    "need to know",
+    "i d like to know",
+    "i would like to know",
+    "wondering",
+    "confirm",
+    "send me",
+    "send us",
+    "share",
+    "provide",
+    "advise",
+    "kindly",
+)
+NOT_REQUESTS = ("please note", "please find", "please see", "please be aware", "please feel free", "hesitate")
+CLOSINGS = (
+    "anything else",
+    "any other question",
+    "anything more",
+    "something else",
+    "can i help",
+    "else i can",
+    "help with anything",
+    "any further question",
+)
 
 
 @dataclass(frozen=True)
 class Fact:
     key: str
-    value: str  # what the party says it is, e.g. "about 12 miles"
+    value: str  # what the party knows, e.g. "about 12 miles"
     reveal: str  # the scripted reply that reveals it
     triggers: tuple[str, ...]
     known: bool = False  # the agent already has it (given up front, or revealed before)
@@ -46,32 +99,108 @@ def normalize(text: str) -> str:
     return " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
 
 
-def asks_for(text: str, fact: Fact) -> bool:
-    words = normalize(text)
-    return any(normalize(trigger) in words for trigger in fact.triggers if trigger.strip())
+def sentences(message: str) -> list[str]:
+    return [s for s in (m.group().strip() for m in SENTENCE.finditer(message)) if s]
 
 
 def questions(message: str) -> list[str]:
-    return [s for s in (m.group().strip() for m in SENTENCE.finditer(message)) if s.endswith("?")]
+    """The sentences that end with a question mark."""
+    return [s for s in sentences(message) if s.endswith("?")]
 
 
-def respond(message: str, facts: Sequence[Fact], silent: bool = False, fallback: str = FALLBACK) -> Reply:
+def asking(sentence: str) -> bool:
+    """Whether the sentence asks something (a question or a request), rather than states."""
+    if sentence.rstrip().endswith("?"):
+        return True
+    words = normalize(sentence)
+    first = words.split()[0] if words.split() else ""
+    if first in QUESTION_OPENINGS:
+        return True
+    if any(f" {phrase} " in words for phrase in NOT_REQUESTS):
+        return False
+    return any(f" {phrase} " in words for phrase in REQUESTS)
+
+
+def names(text: str, fact: Fact) -> bool:
+    """Whether the text names the fact: one of its triggers, on word stems, in a row."""
+    words = stems(text)
+    for trigger in fact.triggers:
+        wanted = stems(trigger)
+        if wanted and any(words[i : i + len(wanted)] == wanted for i in range(len(words) - len(wanted) + 1)):
+            return True
+    return False
+
+
+def asks_for(text: str, fact: Fact) -> bool:
+    """Whether some asking sentence of ``text`` names the fact."""
+    return any(asking(s) and names(s, fact) for s in sentences(text))
+
+
+def _states_value(sentence: str, fact: Fact) -> bool:
+    """Whether the sentence states the fact's value itself (a confirmation, not a question again)."""
+    numbers = [m.group() for m in NUMBER_IN_TEXT.finditer(fact.value)]
+    if numbers:
+        return not missing_facts(sentence, [numbers])
+    wanted = set(stems(fact.value))
+    return bool(wanted) and wanted <= set(stems(sentence))
+
+
+def _closing(sentence: str) -> bool:
+    words = normalize(sentence)
+    return any(f" {phrase} " in words for phrase in CLOSINGS)
+
+
+def respond(
+    message: str, facts: Sequence[Fact], silent: bool = False, fallback: str = FALLBACK, closing: str = CLOSING
+) -> Reply:
     """The party's scripted reply to ``message``, and which facts it reveals or was asked again."""
     if silent:
         return Reply(text=None)
-    asked_questions = questions(message)
     reply = Reply(text=None)
-    parts: list[str] = []
-    for fact in facts:
-        if fact.known:
-            if any(asks_for(q, fact) for q in asked_questions):
+    reveals: list[str] = []
+    repeats: list[str] = []
+    others: list[str] = []
+    for sentence in (s for s in sentences(message) if asking(s)):
+        answered = False
+        for fact in facts:
+            if not names(sentence, fact):
+                continue
+            answered = True
+            if not fact.known:
+                if fact.key not in reply.revealed:
+                    reply.revealed.append(fact.key)
+                    reveals.append(fact.reveal)
+            elif _states_value(sentence, fact):
+                others.append(CONFIRM)
+            elif fact.key not in reply.redundant:
                 reply.redundant.append(fact.key)
-                parts.append(f"I already told you: {fact.value}.")
-        elif asks_for(message, fact):
-            reply.revealed.append(fact.key)
-            parts.append(fact.reveal)
-    if parts:
-        reply.text = " ".join(dict.fromkeys(parts))  # facts revealed by one sentence say it once
-    else:
-        reply.text = fallback if asked_questions else ACKNOWLEDGE
+                repeats.append(REPEAT.format(reveal=fact.reveal.strip()))
+        if not answered:
+            others.append(closing if _closing(sentence) else fallback)
+    order = {fact.key: position for position, fact in enumerate(facts)}
+    reply.revealed.sort(key=order.__getitem__)
+    reveals = [f.reveal for f in facts if f.key in reply.revealed]
+    parts = [*reveals, *repeats, *others]
+    reply.text = " ".join(dict.fromkeys(parts)) if parts else ACKNOWLEDGE  # one sentence said once
     return reply
+
+
+MODALS = ("ll", "will", "am going to", "m going to", "are going to", "re going to", "can", "could", "would", "d")
+INTENT = (*(f"{who} {modal}" for who in ("i", "we") for modal in MODALS), "let me", "let us", "shall i", "about to")
+CONDITIONS = ("if", "once", "before", "when", "after", "as soon as")
+
+
+def reports(sentence: str) -> bool:
+    """Whether a sentence reports what is so: not a question, an intention ("I'll close it") or a
+    condition ("Once it is approved, …")."""
+    words = normalize(sentence)
+    if sentence.rstrip().endswith("?") or any(words.startswith(f" {word} ") for word in CONDITIONS):
+        return False
+    return not any(f" {marker} " in words for marker in INTENT)
+
+
+def tells(message: str, facts: list[Told]) -> bool:
+    """Whether the reporting sentences of ``message`` (not its questions, intentions or conditions)
+    state every one of ``facts``."""
+    statements = " ".join(s for s in sentences(message) if reports(s))
+    return bool(facts) and not missing_facts(statements, facts)

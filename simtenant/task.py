@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import TaskError
+from .facts import Fact  # a fact a text must state; a list: any of its alternatives
 
 
 class Model(BaseModel):
@@ -28,6 +29,35 @@ class Call(Model):
 
     tool: str
     args: dict[str, Any] = {}
+
+
+class TextSpec(Model):
+    """How a free text of a gold call is graded, and the proof that it is graded by content.
+
+    ``facts``: what any correct text here must state (none: any text that says something passes).
+    ``paraphrases``: correct texts worded otherwise (at least three: short, long, different); each
+    must score 1 in the gold's place. ``missing``: texts that leave out a required fact; each must
+    score below 1. ``simtenant validate`` plays them all.
+    """
+
+    facts: list[Fact] = []
+    paraphrases: list[str] = []
+    missing: list[str] = []
+
+    @field_validator("missing", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class GoldCall(Call):
+    """A gold call, with how its free texts are graded (``text``, by argument path such as
+    ``note`` or ``body.text``) and the other values it would be as right to write (``accept``:
+    argument path -> alternatives; each alternative is another gold, and an episode is graded
+    against the gold it comes closest to)."""
+
+    text: dict[str, TextSpec] = {}
+    accept: dict[str, list[Any]] = {}
 
 
 class CallMatcher(Model):
@@ -51,7 +81,7 @@ class AnswerCheck(Model):
 
     kind: Literal["answer"]
     name: str
-    facts: list[str | list[str]]
+    facts: list[Fact]
 
 
 class BeforeCheck(Model):
@@ -81,7 +111,7 @@ class ToldUserCheck(Model):
 
     kind: Literal["told_user"]
     name: str
-    facts: list[str | list[str]]
+    facts: list[Fact]
 
 
 class JudgeCheck(Model):
@@ -167,9 +197,12 @@ class Assertion(Model):
     ``{contains: text}`` (case-insensitive), ``{in: [...]}``, ``{not: value}``, ``{null: true|false}``.
     ``exists``: some row matches; ``not_exists``: none does; ``count``: exactly ``expect`` rows match;
     ``equals``: exactly one row matches and its ``column`` equals ``value`` (or matches a condition).
+    A ``guard`` holds in the untouched world and guards what the agent could break (a record it must
+    leave alone): it is scored only when broken. Any other assertion must not hold before the agent acts.
     """
 
     name: str
+    guard: bool = False
     kind: Literal["exists", "not_exists", "count", "equals"]
     table: str
     where: dict[str, Any] = {}
@@ -191,13 +224,14 @@ class Operator(Model):
     """The person the agent works for in this task, reached through ``send_message_to_user``.
 
     ``opening`` is their request; ``facts`` are private until asked for; when an agent message
-    contains one of the ``done_when`` phrases they confirm and say ###STOP###, ending the episode.
+    tells them every fact of ``done_when`` (in a statement, not a question; same matching as answer
+    facts) they confirm and say ###STOP###, ending the episode.
     """
 
     persona: str
     opening: str
     facts: list[OperatorFact] = []
-    done_when: list[str] = []
+    done_when: list[Fact] = []
 
 
 class Task(Model):
@@ -216,7 +250,7 @@ class Task(Model):
     user: Operator | None = None
     # the task's own changes to the seed world: {table: [rows]}, a row updates (by key) or is inserted
     seed_changes: dict[str, list[dict[str, Any]]] = {}
-    gold: list[Call]
+    gold: list[GoldCall]
     checks: list[Check] = []
     reward: Literal["default", "shaped", "rubric", "assertions"] = "default"
     shaped: ShapedReward | None = None

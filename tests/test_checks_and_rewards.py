@@ -12,7 +12,7 @@ from simtenant.grader import grade
 from simtenant.grader.checks import RecordedCall, run_check
 from simtenant.grader.match import call_matches, matches
 from simtenant.grader.rewards import ShapedTracker
-from simtenant.grader.text import states_fact
+from simtenant.facts import states_fact
 from simtenant.task import (
     AnswerCheck,
     BeforeCheck,

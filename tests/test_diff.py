@@ -12,7 +12,7 @@ from sqlalchemy import Column, ForeignKey, Integer, MetaData, String, Table
 
 from simtenant import seeds
 from simtenant.grader import Difference, DiffResult, diff_databases, gold_database
-from simtenant.grader.text import text_matches, text_overlap, tokens
+from simtenant.facts import text_matches, text_overlap, tokens
 from simtenant.world import get_task, get_world
 
 WORLD = get_world("commerce")

@@ -60,8 +60,8 @@ class OperatorModel:
         for fact in facts:
             told = " (you have already told them this)" if fact.known else ""
             lines.append(f'- {fact.key}: {fact.value}{told}. When asked, you could say: "{fact.reveal}"')
-        phrases = "; ".join(f'"{phrase}"' for phrase in operator.done_when)
-        done_when = f"The assistant may tell you the work is done in words like: {phrases}.\n\n" if phrases else ""
+        told = "; ".join(" or ".join([f] if isinstance(f, str) else f) for f in operator.done_when)
+        done_when = f"The work is done when the assistant tells you: {told}.\n\n" if told else ""
         system = INSTRUCTIONS.format(
             persona=operator.persona.strip(),
             opening=operator.opening.strip(),

@@ -1,7 +1,8 @@
 """The grader: gold replay, row diff, checks and rewards."""
 
 from .diff import Difference, DiffResult, diff_databases
-from .grade import EpisodeFile, GradeResult, gold_database, grade
+from .gold import gold_database
+from .grade import EpisodeFile, GradeResult, grade
 
 __all__ = [
     "DiffResult",

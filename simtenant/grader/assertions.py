@@ -1,9 +1,10 @@
 """Assertions: statements about the final database, scored for partial credit.
 
-Each assertion is evaluated on the task's starting world and on the episode's final one. One that
-already holds at the start is left out of the score — unless the agent breaks it, which counts as a
-failure. Partial credit is the share of scored assertions that hold; the task is completed
-correctly only at full credit. Queries are built from the world's own table and column names
+Each assertion is evaluated on the task's starting world and on the episode's final one. A guard
+(``guard: true``) holds at the start and guards a record the agent could break: it is left out of
+the score unless the agent breaks it, which counts as a failure. Every other assertion is scored,
+and must not hold at the start (``simtenant validate`` proves both). Partial credit is the share of
+scored assertions that hold. Queries are built from the world's own table and column names
 (checked against its schema) with every value bound as a parameter.
 """
 
@@ -114,7 +115,7 @@ def grade_assertions(
                 now, detail = holds(assertion, after_db, by_name)
             except sqlite3.Error as exc:
                 raise TaskError(f"assertion {assertion.name}: {exc}") from None
-            scored = not held or not now  # already true at the start: left out, unless broken
+            scored = not assertion.guard or not now  # a guard counts only when broken
             results.append(AssertionResult(assertion.name, assertion.kind, held, now, scored, detail))
     finally:
         before_db.close()

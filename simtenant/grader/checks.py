@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..facts import Fact, missing_facts
 from ..task import (
     AnswerCheck,
     BeforeCheck,
@@ -20,7 +21,6 @@ from ..task import (
 )
 from .judge import VERDICTS, JudgeConfig, JudgeError, Judgment, ask
 from .match import call_matches
-from .text import states_fact
 
 ASSERTION = (
     "Below is an episode of an AI agent working for an operator: their conversation, then the agent's final "
@@ -126,12 +126,8 @@ def _told_user(check: ToldUserCheck, database: Path, _answer: str, _calls: list[
     return _stated(check.facts, "\n".join(said))
 
 
-def _stated(facts: list[str | list[str]], text: str) -> tuple[bool, str]:
-    missing = []
-    for fact in facts:
-        options = [fact] if isinstance(fact, str) else fact
-        if not any(states_fact(text, option) for option in options):
-            missing.append(" or ".join(options))
+def _stated(facts: list[Fact], text: str) -> tuple[bool, str]:
+    missing = missing_facts(text, facts)
     return not missing, f"missing: {', '.join(missing)}" if missing else "all facts stated"
 
 

@@ -8,6 +8,12 @@ read: their keys come from ``_changes``, which the snapshot's triggers fill, so
 the cost of a diff follows the changes, not the size of the world. The full
 diff (``full=True``) finds the same rows by scanning every table with EXCEPT.
 
+Free text (columns graded ``text``) is compared by a ``TextGrading``: by the facts the expected
+text must state (the default; facts come from the task), exactly, or by a judge model. A text the
+expected database left as it was in the base must stay exactly as it was; an optional text the
+expected database left empty in a row both created may say anything. Columns graded ``present``
+are compared by whether they hold a value at all (a link to a message, whichever message it is).
+
 The same pass counts the changes the expected database made (``expected``),
 how many of them the actual one made too (``achieved``) and the changes it made
 that the expected one did not (``unexpected``): the partial credit is
@@ -19,7 +25,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +33,9 @@ from typing import Any
 from sqlalchemy import Integer, Table
 
 from ..errors import InvalidArgument
-from .text import DEFAULT_THRESHOLD, text_matches
+from ..facts import Fact, fact_kind, missing_facts
+
+TEXT_MATCH_MODES = ("facts", "exact", "judge")
 
 Row = dict[str, Any]
 Key = tuple[Any, ...]
@@ -42,6 +50,7 @@ class Difference:
     expected: Any
     actual: Any
     kind: str  # missing_row | unexpected_row | changed
+    detail: str | None = None  # why a text differs (the facts it does not state)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -63,6 +72,45 @@ class DiffResult:
         if self.expected == 0:
             return 1.0 if self.match else 0.0
         return round(min(1.0, max(0.0, (self.achieved - self.unexpected) / self.expected)), 6)
+
+
+CellKey = tuple[str, Key, str]  # (table, key in the expected database, column)
+Judge = Callable[[CellKey, str, str, list[Fact]], tuple[bool, str]]
+
+
+@dataclass
+class TextGrading:
+    """How free text is compared: ``facts`` (what it must state, per cell of the expected
+    database; a text with no facts passes when it says anything), ``exact``, or ``judge``: the
+    judge's verdict on the actual text against the expected one, the facts that are ids, numbers,
+    dates and times still required. Rows are paired by facts in every mode but ``exact``."""
+
+    mode: str = "facts"
+    facts: dict[CellKey, list[Fact]] = field(default_factory=dict)
+    judge: Judge | None = None
+
+    def compare(
+        self, cell: CellKey, base: Any, expected: Any, actual: Any, created: bool, final: bool = True
+    ) -> str | None:
+        """None when ``actual`` passes for ``expected``; otherwise why not."""
+        if self.mode == "exact" or (not created and expected == base):
+            return None if expected == actual else ""
+        if expected is None or not str(expected).strip():  # the gold left it empty
+            return None if created or expected == actual else ""
+        if actual is None or not str(actual).strip():
+            return "no text"
+        facts = self.facts.get(cell, [])
+        if not created and actual == base:
+            return "left as it was"
+        if self.mode == "judge" and final and self.judge is not None:
+            required = [f for f in facts if any(fact_kind(o) != "words" for o in ([f] if isinstance(f, str) else f))]
+            missing = missing_facts(actual, required)
+            if missing:
+                return f"missing: {', '.join(missing)}"
+            passed, reason = self.judge(cell, str(expected), str(actual), facts)
+            return None if passed else f"judge: {reason}"
+        missing = missing_facts(actual, facts)
+        return f"missing: {', '.join(missing)}" if missing else None
 
 
 @dataclass
@@ -92,18 +140,31 @@ class _TableSpec:
     def key_text(self, key: Key) -> str:
         return "/".join(str(v) for v in key)
 
-    def equal(self, column: str, expected: Any, actual: Any) -> bool:
-        info = self.graded[column]
-        if info.get("grade") == "text":
-            return text_matches(expected, actual, info.get("threshold", DEFAULT_THRESHOLD))
-        return expected == actual
+    def compare(
+        self, text: TextGrading, key: Key, column: str, base: Any, expected: Any, actual: Any, final: bool = True
+    ) -> str | None:
+        """None when the column's values agree (``key`` is the expected row's, ``base`` None for a
+        created row); otherwise why not ('' when there is nothing to add to the values)."""
+        grade = self.graded[column].get("grade")
+        if grade == "text":
+            cell = (self.table.name, key, column)
+            return text.compare(cell, base, expected, actual, created=base is None, final=final)
+        if grade == "present":
+            return None if (expected is None) == (actual is None) else ""
+        return None if expected == actual else ""
 
 
 def diff_databases(
-    expected: Path, actual: Path, tables: Iterable[Table], base: Path | None = None, full: bool = False
+    expected: Path,
+    actual: Path,
+    tables: Iterable[Table],
+    base: Path | None = None,
+    full: bool = False,
+    text: TextGrading | None = None,
 ) -> DiffResult:
     """Differences of ``actual`` against ``expected``, both grown from ``base``.
 
+    Free text is compared by ``text`` (by default: by facts, with none declared).
     Without a base, ``expected`` serves as one: every row is aligned by key. The rows compared
     are those the two databases' ``_changes`` name (kept by the snapshot's triggers); with
     ``full``, or when either database has no triggers, every table is scanned instead.
@@ -115,12 +176,13 @@ def diff_databases(
         result = DiffResult()
         aligned: dict[str, dict[Key, Key | None]] = {}
         tracked = None if full or base is None else _tracked_keys(connection)
+        text = text or TextGrading()
         for table in tables:
             if table.info.get("graded") is False:
                 continue
             spec = _TableSpec.of(table)
             keys = _scanned_keys(connection, spec) if tracked is None else tracked.get(table.name, set())
-            _diff_table(connection, spec, keys, aligned, result)
+            _diff_table(connection, spec, keys, aligned, result, text)
         return result
     except sqlite3.DatabaseError as exc:
         raise InvalidArgument(
@@ -184,6 +246,7 @@ def _diff_table(
     keys: set[Key],
     aligned: dict[str, dict[Key, Key | None]],
     result: DiffResult,
+    text: TextGrading,
 ) -> None:
     if not keys:
         aligned[spec.table.name] = {}
@@ -197,7 +260,7 @@ def _diff_table(
     for key in (k for k in ordered if k in base):
         e, a = expected.get(key), actual.get(key)
         if e is not None and a is not None:
-            _compare_existing(spec, key, base[key], e, a, result)
+            _compare_existing(spec, key, base[key], e, a, result, text)
         elif e is not None:
             result.differences.append(Difference(name, spec.key_text(key), None, e, None, "missing_row"))
             result.unexpected += 1
@@ -210,7 +273,7 @@ def _diff_table(
 
     created_expected = [k for k in ordered if k in expected and k not in base]
     created_actual = [k for k in ordered if k in actual and k not in base]
-    pairs = _align_created(spec, expected, actual, created_expected, created_actual, result)
+    pairs = _align_created(spec, expected, actual, created_expected, created_actual, result, text)
     aligned[name] = {key: pairs.get(key) for key in created_actual}
 
 
@@ -227,16 +290,21 @@ def _translate(spec: _TableSpec, row: Row, aligned: dict[str, dict[Key, Key | No
     return row
 
 
-def _compare_existing(spec: _TableSpec, key: Key, base: Row, expected: Row, actual: Row, result: DiffResult) -> None:
+def _compare_existing(
+    spec: _TableSpec, key: Key, base: Row, expected: Row, actual: Row, result: DiffResult, text: TextGrading
+) -> None:
     for column in spec.graded:
         gold_changed = expected[column] != base[column]
-        if spec.equal(column, expected[column], actual[column]):
+        why = spec.compare(text, key, column, base[column], expected[column], actual[column])
+        if why is None:
             if gold_changed:
                 result.expected += 1
                 result.achieved += 1
             continue
         result.differences.append(
-            Difference(spec.table.name, spec.key_text(key), column, expected[column], actual[column], "changed")
+            Difference(
+                spec.table.name, spec.key_text(key), column, expected[column], actual[column], "changed", why or None
+            )
         )
         if gold_changed:
             result.expected += 1
@@ -251,6 +319,7 @@ def _align_created(
     created_expected: list[Key],
     created_actual: list[Key],
     result: DiffResult,
+    text: TextGrading,
 ) -> dict[Key, Key]:
     """Pair created rows by content; report what cannot be paired. Returns actual key → expected key."""
     name = spec.table.name
@@ -258,7 +327,7 @@ def _align_created(
     result.expected += len(created_expected)
 
     def agreement(e: Key, a: Key) -> int:
-        return sum(spec.equal(c, expected[e][c], actual[a][c]) for c in columns)
+        return sum(spec.compare(text, e, c, None, expected[e][c], actual[a][c], final=False) is None for c in columns)
 
     pairs: dict[Key, Key] = {}
     free_actual = list(created_actual)
@@ -280,11 +349,14 @@ def _align_created(
     for a, e in sorted(pairs.items(), key=lambda p: repr(p[1])):
         matched = 0
         for column in columns:
-            if spec.equal(column, expected[e][column], actual[a][column]):
+            why = spec.compare(text, e, column, None, expected[e][column], actual[a][column])
+            if why is None:
                 matched += 1
             else:
                 result.differences.append(
-                    Difference(name, spec.key_text(a), column, expected[e][column], actual[a][column], "changed")
+                    Difference(
+                        name, spec.key_text(a), column, expected[e][column], actual[a][column], "changed", why or None
+                    )
                 )
         result.achieved += matched / len(columns) if columns else 1.0
     for e in created_expected:

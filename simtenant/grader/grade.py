@@ -1,28 +1,36 @@
 """Grading an episode file: gold replay, row diff, checks and rewards.
 
-The gold database is the task's gold calls replayed on a fresh copy of the
-same snapshot through the same dispatcher (cached per task, task file and
-snapshot); a gold call that fails makes the task invalid. The reward is
-``db_match`` times every check, or the shaped reward when asked for.
+The gold database is the task's gold calls replayed on a fresh copy of the same snapshot through
+the same dispatcher (cached; see ``grader.gold``); a gold call that fails makes the task invalid.
+The episode is diffed against the gold (or the accepted alternative it comes closest to), free text
+graded by the facts it must state.
+
+The **outcome credit** is the share of the outcome that is right: every change the gold made to
+the world, the ending call and every check is one item; the items the episode got right count,
+each change the gold did not make counts against it. The default reward is 1 only when all of it
+is right (``db_match``, every check, the episode ended). The other reward modes (shaped, rubric,
+assertions) keep their own partial credit, capped by the outcome credit: a collateral write, a
+wrong value or a missing ending call keeps them below 1.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import seeds
-from ..errors import InvalidArgument, NotFound, TaskError
+from ..errors import InvalidArgument, NotFound
+from ..facts import missing_facts
 from ..task import RubricComponent, Task
 from ..world import get_task, get_world
 from .assertions import AssertionResult, grade_assertions
 from .checks import CheckResult, RecordedCall, run_check
-from .diff import DiffResult, diff_databases
-from .judge import JudgeConfig, Judgment
+from .diff import TEXT_MATCH_MODES, CellKey, DiffResult, TextGrading, diff_databases
+from .gold import gold_database, text_facts, variants
+from .judge import VERDICTS, JudgeConfig, JudgeError, Judgment, ask
 from .judge import record as record_judgments
 from .rewards import ShapedTracker
 from .rubric import ComponentResult, grade_rubric
@@ -100,13 +108,17 @@ class GradeResult:
     rubric: list[ComponentResult] = field(default_factory=list)
     judgments: list[Judgment] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    assertion_credit: float | None = None  # the share of scored assertions that hold
+    assertion_share: float | None = None  # the share of scored assertions that hold
     assertions: list[AssertionResult] = field(default_factory=list)
+    db_credit: float = 0.0  # the row diff's own credit
+    outcome_credit: float = 0.0  # the row diff, the ending call and the checks (see the module docstring)
+    text_match: str = "facts"
+    gold_variant: int = 0  # which gold the episode was graded against (0: the gold as written)
 
     @property
     def task_completed_correctly(self) -> bool | None:
-        """With assertions: whether every scored one holds (full credit)."""
-        return None if self.assertion_credit is None else self.assertion_credit == 1.0
+        """With assertions: whether every scored one holds and nothing else differs (reward 1)."""
+        return None if self.assertion_share is None else self.reward == 1.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,8 +126,12 @@ class GradeResult:
             "episode_db": self.episode_db,
             "reward_mode": self.reward_mode,
             "reward": self.reward,
-            "db_match": self.db_match,
             "partial_credit": self.partial_credit,
+            "db_match": self.db_match,
+            "db_credit": self.db_credit,
+            "outcome_credit": self.outcome_credit,
+            "text_match": self.text_match,
+            "gold_variant": self.gold_variant,
             "checks": [c.to_dict() for c in self.checks],
             "diff": [d.to_dict() for d in self.diff.differences],
             "steps": self.steps,
@@ -125,7 +141,7 @@ class GradeResult:
             "rubric_reward": self.rubric_reward,
             "rubric": [c.to_dict() for c in self.rubric],
             "judgments": [asdict(j) for j in self.judgments],
-            "assertion_credit": self.assertion_credit,
+            "assertion_share": self.assertion_share,
             "task_completed_correctly": self.task_completed_correctly,
             "assertions": [a.to_dict() for a in self.assertions],
             "warnings": self.warnings,
@@ -146,34 +162,6 @@ def snapshot_for(task: Task, content_hash: str, scale: int = 1) -> Path:
         "run the episode again",
         error="snapshot_missing",
     )
-
-
-def gold_database(task: Task, snapshot: Path) -> Path:
-    """The task's gold calls replayed on a fresh copy of ``snapshot`` (cached)."""
-    from ..agents import play
-    from ..episode import Episode
-
-    world = get_world(task.world)
-    name = f"{task.id.replace('/', '__')}-{seeds.hash_of(world, snapshot)[:16]}-{task.hash[:16]}.db"
-    path = seeds.cache_dir() / "gold" / name
-    if seeds.intact(path):
-        return path
-    tmp = path.with_name(f"{name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    try:
-        with Episode.start(task, tmp, snapshot=snapshot) as episode:
-            for outcome in play(episode, task.gold):
-                if not outcome.ok:
-                    raise TaskError(
-                        f"{task.id}: gold call {outcome.seq} ({outcome.tool}) failed: "
-                        f"{outcome.error['error']}: {outcome.error['message']}"  # type: ignore[index]
-                    )
-            if not episode.done:
-                raise TaskError(f"{task.id}: the gold calls must end the episode (with {episode.world.finish_tool})")
-        seeds.place(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return path
 
 
 def shaped_reward(task: Task, calls: list[RecordedCall]) -> float | None:
@@ -209,16 +197,89 @@ def rubric_of(task: Task) -> list[RubricComponent]:
     return list(task.rubric) if task.rubric is not None else get_world(task.world).rubric
 
 
+TEXT_JUDGE = (
+    "A free-text field an AI agent wrote into a business system is compared with a reference text written "
+    "for the same task. Wording does not matter; content does. Answer good if the agent's text conveys "
+    "everything essential the reference conveys (ids, names, numbers, dates, decisions) and contradicts "
+    "nothing in it; acceptable if it conveys the essentials but is vague or adds harmless detail; poor if it "
+    "leaves out or contradicts something essential, or is about something else."
+)
+
+
+def _text_judge(config: JudgeConfig, judgments: list[Judgment]) -> Any:
+    """A text comparison by ``config``'s model; each verdict is added to ``judgments``."""
+
+    def judge(cell: CellKey, expected: str, actual: str, facts: list[Any]) -> tuple[bool, str]:
+        table, key, column = cell
+        required = f"\nIt must state: {json.dumps(facts, ensure_ascii=False)}" if facts else ""
+        material = f"REFERENCE: {expected}{required}\nAGENT'S TEXT: {actual}"
+        try:
+            verdict, reasoning = ask(config, TEXT_JUDGE, material)
+        except JudgeError as exc:  # not the agent's fault: fall back to the facts
+            return not missing_facts(actual, facts), f"the judge failed ({exc}); graded by facts"
+        key_text = "/".join(str(k) for k in key)
+        judgments.append(Judgment(f"text:{table}.{column}", key_text, verdict, VERDICTS[verdict], reasoning))
+        return verdict != "poor", f"{verdict}: {reasoning}"
+
+    return judge
+
+
+def diff_against_gold(
+    task: Task,
+    episode: Path,
+    snapshot: Path,
+    full: bool = False,
+    text_match: str = "facts",
+    judge: JudgeConfig | None = None,
+    judgments: list[Judgment] | None = None,
+) -> tuple[int, DiffResult]:
+    """The episode diffed against the gold it comes closest to: (which gold, its diff).
+
+    Every accepted alternative is tried with facts (or exact text); the closest is then diffed
+    with the judge when one grades text."""
+    if text_match not in TEXT_MATCH_MODES:
+        raise InvalidArgument(f"text match must be one of {', '.join(TEXT_MATCH_MODES)}", error="invalid_text_match")
+    if text_match == "judge" and judge is None:
+        raise InvalidArgument("--text-match judge needs a judge model (--judge-model)", error="no_judge")
+    tables = get_world(task.world).tables
+    pairing = "exact" if text_match == "exact" else "facts"
+    best: tuple[int, int, DiffResult, Path, TextGrading] | None = None
+    for index, calls in enumerate(variants(task)):
+        gold = gold_database(task, snapshot, index)
+        text = TextGrading(pairing, text_facts(task, gold, calls))
+        result = diff_databases(gold, episode, tables, base=snapshot, full=full, text=text)
+        if best is None or len(result.differences) < best[1]:
+            best = (index, len(result.differences), result, gold, text)
+        if result.match:
+            break
+    assert best is not None
+    index, _, result, gold, text = best
+    if text_match == "judge" and judge is not None:
+        graded = TextGrading("judge", text.facts, _text_judge(judge, judgments if judgments is not None else []))
+        result = diff_databases(gold, episode, tables, base=snapshot, full=full, text=graded)
+    return index, result
+
+
+def outcome_credit(difference: DiffResult, completed: bool, checks: list[CheckResult]) -> float:
+    """The share of the outcome that is right (see the module docstring)."""
+    counted = [c for c in checks if not c.skipped]
+    right = difference.achieved + completed + sum(bool(c.passed) for c in counted)
+    total = difference.expected + 1 + len(counted)
+    return round(min(1.0, max(0.0, (right - difference.unexpected) / total)), 6)
+
+
 def grade(
     path: Path | str,
     reward_mode: str | None = None,
     task: Task | None = None,
     full: bool = False,
     judge: JudgeConfig | None = None,
+    text_match: str = "facts",
 ) -> GradeResult:
     """Grade an episode file against its task's gold replay (the registered task, unless one is given).
 
     ``full`` diffs by scanning every table rather than by the changed keys (same result, slower).
+    ``text_match`` grades free text by its facts (default), exactly, or by the judge.
     With a ``judge``, judge components are graded and the verdicts written into the episode file.
     """
     episode = EpisodeFile.read(path)
@@ -231,14 +292,15 @@ def grade(
     if episode.task_hash != task.hash:
         warnings.append("the task file changed since this episode ran; graded against the current task")
     snapshot = snapshot_for(task, episode.snapshot_hash, episode.scale)
-    gold = gold_database(task, snapshot)
-    difference = diff_databases(gold, episode.path, get_world(task.world).tables, base=snapshot, full=full)
     judgments: list[Judgment] = []
+    variant, difference = diff_against_gold(task, episode.path, snapshot, full, text_match, judge, judgments)
+    gold = gold_database(task, snapshot, variant)
     checks = [run_check(c, episode.path, episode.answer, episode.calls, judge, judgments) for c in task.checks]
     skipped = [c.name for c in checks if c.skipped]
     if skipped:
         warnings.append(f"checks skipped, not counted: {', '.join(skipped)} (grade with a judge model to count them)")
-    db_match = int(difference.match)
+    completed = episode.status == "finished"
+    outcome = outcome_credit(difference, completed, checks)
     shaped = shaped_reward(task, episode.calls)
     rubric_reward, rubric = (
         grade_rubric(rubric_of(task), episode.path, gold, task.actor, judge, judgments)
@@ -248,32 +310,38 @@ def grade(
     if judge is not None and judgments:
         record_judgments(episode.path, judge, judgments)
     world_tables = get_world(task.world).tables
-    credit, assertions = (
+    share, assertions = (
         grade_assertions(task.assertions, snapshot, episode.path, world_tables) if task.assertions else (None, [])
     )
-    reward = {
-        "default": float(db_match * all(c.passed for c in checks if not c.skipped)),
+    partial = {
+        "default": outcome,
         "shaped": float(shaped or 0.0),
         "rubric": float(rubric_reward or 0.0),
-        "assertions": float(credit or 0.0),
+        "assertions": float(share or 0.0),
     }[mode]
+    right = difference.match and completed and all(c.passed for c in checks if not c.skipped)
+    reward = float(right) if mode == "default" else min(partial, outcome)
     return GradeResult(
         task=task.id,
         episode_db=str(episode.path),
         reward_mode=mode,
         reward=reward,
-        db_match=db_match,
-        partial_credit=difference.partial_credit,
+        db_match=int(difference.match),
+        partial_credit=partial,
         checks=checks,
         diff=difference,
         steps=len(episode.calls),
-        completed=episode.status == "finished",
+        completed=completed,
         answer=episode.answer,
         shaped_reward=shaped,
         rubric_reward=rubric_reward,
         rubric=rubric,
         judgments=judgments,
         warnings=warnings,
-        assertion_credit=credit,
+        assertion_share=share,
         assertions=assertions,
+        db_credit=difference.partial_credit,
+        outcome_credit=outcome,
+        text_match=text_match,
+        gold_variant=variant,
     )

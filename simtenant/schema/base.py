@@ -4,7 +4,9 @@ A naming convention gives every constraint a name (Alembic's batch mode on
 SQLite needs them). Grading semantics live on each column's ``info``:
 
 * ``{"grade": "exact"}`` (the default) — values must be equal;
-* ``{"grade": "text", "threshold": 0.5}`` — free text compared by token overlap;
+* ``{"grade": "text"}`` — free text, graded by the facts the task says it must state (any text when
+  it says none), exactly, or by a judge (``grader.diff.TextGrading``);
+* ``{"grade": "present"}`` — only whether there is a value (a link to whichever message did it);
 * ``{"grade": "ignore"}`` — never compared.
 
 Tables whose names start with ``_`` belong to the harness and are never graded; a world table
@@ -32,6 +34,7 @@ NAMING_CONVENTION = {
 }
 
 TEXT = {"grade": "text"}
+PRESENT = {"grade": "present"}
 IGNORE = {"grade": "ignore"}
 
 

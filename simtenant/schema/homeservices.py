@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, CheckConstraint, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .base import TEXT, Base, enum_check
+from .base import PRESENT, TEXT, Base, enum_check
 
 TRADES = (
     "towing",
@@ -93,15 +93,19 @@ class LeadFact(Base):
     given: Mapped[bool] = mapped_column(Boolean, default=False)
     required: Mapped[bool] = mapped_column(Boolean, default=False)
     available: Mapped[bool] = mapped_column(Boolean, default=True)
-    asked_message_id: Mapped[int | None] = mapped_column(ForeignKey("lead_messages.id"))
-    revealed_message_id: Mapped[int | None] = mapped_column(ForeignKey("lead_messages.id"))
+    # whether it was asked and revealed is the outcome; which message did it is the conversation's
+    asked_message_id: Mapped[int | None] = mapped_column(ForeignKey("lead_messages.id"), info=PRESENT)
+    revealed_message_id: Mapped[int | None] = mapped_column(ForeignKey("lead_messages.id"), info=PRESENT)
 
 
 class LeadMessage(Base):
-    """The conversation with a lead's customer, in order; ``redundant``: asked for a known fact."""
+    """The conversation with a lead's customer, in order; ``redundant``: asked for a known fact.
+
+    Not in the row diff: how many messages it took is the conversation, not the outcome (which facts
+    were asked for and revealed, the quotes, the statuses, the report); the rubric grades it."""
 
     __tablename__ = "lead_messages"
-    __table_args__ = (enum_check("role", ROLES), enum_check("kind", MESSAGE_KINDS))
+    __table_args__ = (enum_check("role", ROLES), enum_check("kind", MESSAGE_KINDS), {"info": {"graded": False}})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     lead_id: Mapped[str] = mapped_column(ForeignKey("leads.id"), index=True)
@@ -118,7 +122,7 @@ class Quote(Base):
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
     lead_id: Mapped[str] = mapped_column(ForeignKey("leads.id"), index=True)
-    message_id: Mapped[int] = mapped_column(ForeignKey("lead_messages.id"))
+    message_id: Mapped[int] = mapped_column(ForeignKey("lead_messages.id"), info=PRESENT)
     total: Mapped[float] = mapped_column(Float)
     created_at: Mapped[str] = mapped_column(String)
 

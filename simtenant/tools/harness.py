@@ -10,7 +10,7 @@ from pydantic import Field
 from sqlalchemy import select
 
 from ..errors import NotFound
-from ..responder import Fact, normalize, respond
+from ..responder import Fact, respond, tells
 from ..schema.harness import MessageRecord
 from .dispatch import ToolContext
 from .registry import Text, tool
@@ -44,8 +44,9 @@ def send_message_to_user(
         reply = model.reply(operator, facts, [(role, content) for role, content in history], message)
         text, done = reply.text, STOP in reply.text
     else:
-        reply = respond(message, facts)
-        done = any(normalize(phrase) in normalize(message) for phrase in operator.done_when)
+        done = tells(message, operator.done_when)
+        closing = "No, that's all. Let me know once it's done, please."
+        reply = respond(message, facts, closing=closing)
         text = f"Thanks, that's everything I needed. {STOP}" if done else reply.text
     ctx.session.add(MessageRecord(role="agent", content=message, redundant=reply.redundant or None))
     ctx.session.add(MessageRecord(role="user", content=text, revealed=reply.revealed or None))

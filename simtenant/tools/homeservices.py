@@ -6,6 +6,7 @@ Every tool acts for the task's business (the acting identity) and sees only its 
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -149,7 +150,9 @@ def send_quote(
     ],
     total: Annotated[float, Field(ge=0, allow_inf_nan=False, description="The quote's total in dollars")],
 ) -> Any:
-    """Send the customer a quote: line items from the pricing playbook and the total you computed."""
+    """Send the customer a quote: line items from the pricing playbook and the total you computed.
+
+    The total must be the sum of the lines (each line: quantity x the item's amount)."""
     lead = _lead(ctx, lead_id)
     if lead.status in CLOSED:
         raise Conflict(f"lead {lead_id} is {lead.status}: it is not quoted", error="lead_closed")
@@ -162,6 +165,13 @@ def send_quote(
                 f"price item {line.item_id!r} is not in this business's playbook", error="unknown_item"
             )
         items[line.item_id] = item
+    lines_sum = sum(
+        (Decimal(str(line.quantity)) * Decimal(str(items[line.item_id].amount)) for line in line_items), Decimal(0)
+    ).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    if lines_sum != value:
+        raise InvalidArgument(
+            f"the total {value:.2f} is not the sum of the lines ({lines_sum:.2f})", error="total_mismatch"
+        )
     quote_id = ctx.next_id(Quote)
     lines = "; ".join(f"{items[line.item_id].name} x {line.quantity:g}" for line in line_items)
     message = _say(ctx, lead.id, "agent", f"Quote {quote_id}: {lines}. Total ${value:.2f}.", kind="quote")

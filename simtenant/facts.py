@@ -1,0 +1,143 @@
+"""Free text, graded by what it must say: facts, matched deterministically.
+
+A *fact* is something a text must state: a record id, a number, a date, a time, a name, or a key
+term. A fact given as a list is stated by any of its alternatives. How a fact is found:
+
+- a **number** ("99", "$1,250.00", "20%") matches a number of the same value on number
+  boundaries: "99" matches "$99.00"; "10" matches neither "100" nor "2010" nor "SAVE10";
+- an **ISO date** (2026-09-28) matches that date as people write it: 2026-09-28, 2026/9/28,
+  September 28th, Sept. 28, 28 Sep, the 28th of September, 9/28 or 9/28/2026 (a different year
+  written beside it does not match);
+- a **time** (16:00) matches 16:00, 4 pm, 4:00 p.m. (and 4 o'clock only as 4 pm or 16:00);
+- an **id** or anything else with a digit or an @ (INC0001025, AUS-LT-0160, SAVE20, an e-mail
+  address) matches as written, ignoring case, on word boundaries: SAVE20 is not in SAVE200;
+- **words** match on their stems (Snowball's English stemmer), ignoring case and punctuation:
+  "damaged" is stated by "damage" or "Damaging"; a phrase by its words in a row ("handed over"
+  states "hand over", but not "over handed").
+
+Appending text never removes a missing fact, and a text states a fact only by containing it.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+import snowballstemmer
+
+WORD = re.compile(r"[a-z0-9]+")
+NUMBER_FACT = re.compile(r"^[$€£]?\s*-?\d[\d,]*(?:\.\d+)?%?$")
+NUMBER_IN_TEXT = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w]|\.\d)")
+DATE_FACT = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+TIME_FACT = re.compile(r"^(\d{1,2}):(\d{2})$")
+MONTHS = "january february march april may june july august september october november december".split()
+Fact = str | list[str]
+
+_stemmer = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return _stemmer.stemWord(word)
+
+
+def stems(text: str | None) -> list[str]:
+    """The text's words, lowercased and stemmed, in order."""
+    return [stem(w) for w in WORD.findall((text or "").lower())]
+
+
+def fact_kind(fact: str) -> str:
+    """number, date, time, id (anything with a digit or @) or words."""
+    fact = fact.strip()
+    if NUMBER_FACT.match(fact):
+        return "number"
+    if DATE_FACT.match(fact):
+        return "date"
+    if TIME_FACT.match(fact):
+        return "time"
+    if re.search(r"[\d@]", fact):
+        return "id"
+    return "words"
+
+
+def names_a_record(facts: list[Fact]) -> bool:
+    """Whether any fact (or alternative) is an id, a number, a date or a time."""
+    return any(fact_kind(option) != "words" for fact in facts for option in _options(fact))
+
+
+def _options(fact: Fact) -> list[str]:
+    return [fact] if isinstance(fact, str) else list(fact)
+
+
+def _number(text: str) -> Decimal | None:
+    try:
+        return Decimal(re.sub(r"[$€£,%\s]", "", text))
+    except InvalidOperation:
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _date_pattern(fact: str) -> re.Pattern[str]:
+    year, month, day = (int(part) for part in DATE_FACT.match(fact).groups())  # type: ignore[union-attr]
+    date(year, month, day)  # a real date, or ValueError
+    name = MONTHS[month - 1]
+    names = {name, name[:3]} | ({"sept"} if month == 9 else set())
+    month_re = "(?:" + "|".join(sorted(names, key=len, reverse=True)) + r")\.?"
+    day_re = rf"0?{day}(?:st|nd|rd|th)?"
+    other_year = rf"(?!,?\s*(?!{year})\d{{4}})"
+    forms = [
+        rf"{year}[-/.]0?{month}[-/.]0?{day}(?!\d)",
+        rf"{month_re}\s+{day_re}(?!\d){other_year}",
+        rf"(?:the\s+)?{day_re}\s+(?:of\s+)?{month_re}(?![a-z]){other_year}",
+        rf"0?{month}/0?{day}(?:/(?:{year}|{year % 100:02d}))?(?![\d/])",
+    ]
+    return re.compile(r"(?<![\w/.-])(?:" + "|".join(forms) + ")", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _time_pattern(fact: str) -> re.Pattern[str]:
+    hour, minute = (int(part) for part in TIME_FACT.match(fact).groups())  # type: ignore[union-attr]
+    half = hour % 12 or 12
+    suffix = r"p\.?\s?m\.?" if hour >= 12 else r"a\.?\s?m\.?"
+    minutes = rf"(?::{minute:02d})?" if minute == 0 else rf":{minute:02d}"
+    forms = [rf"0?{hour}:{minute:02d}(?!\d)", rf"{half}{minutes}\s*{suffix}"]
+    return re.compile(r"(?<![\d:])(?:" + "|".join(forms) + ")", re.IGNORECASE)
+
+
+def _in_order(needle: list[str], haystack: list[str]) -> bool:
+    size = len(needle)
+    return any(haystack[i : i + size] == needle for i in range(len(haystack) - size + 1))
+
+
+def states_fact(text: str | None, fact: str) -> bool:
+    """Whether ``text`` states ``fact`` (see the module docstring for the rules)."""
+    text = text or ""
+    fact = fact.strip()
+    kind = fact_kind(fact)
+    if kind == "number":
+        target = _number(fact)
+        return any(_number(m.group()) == target for m in NUMBER_IN_TEXT.finditer(text))
+    if kind == "date":
+        try:
+            return _date_pattern(fact).search(text) is not None
+        except ValueError:
+            return fact in text
+    if kind == "time":
+        return _time_pattern(fact).search(text) is not None
+    if kind == "id":
+        words = r"\s+".join(re.escape(part) for part in fact.split())
+        return re.search(rf"(?<!\w){words}(?!\w)", text, flags=re.IGNORECASE) is not None
+    wanted = stems(fact)
+    return bool(wanted) and _in_order(wanted, stems(text))
+
+
+def states(text: str | None, fact: Fact) -> bool:
+    """Whether ``text`` states the fact or one of its alternatives."""
+    return any(states_fact(text, option) for option in _options(fact))
+
+
+def missing_facts(text: str | None, facts: list[Fact]) -> list[str]:
+    """The facts ``text`` does not state, each as 'a or b'."""
+    return [" or ".join(_options(fact)) for fact in facts if not states(text, fact)]
