@@ -402,6 +402,63 @@ def validate(
 
 
 @command()
+def mutate(
+    world: Annotated[
+        list[str] | None, typer.Argument(help="Worlds or task ids (world/name) to mutate (all by default)")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Change one thing in each gold (a value, a dropped or extra write) and check the reward catches it."""
+    from .grader.mutation import mutate as mutate_task
+
+    names = world or list(worlds())
+    chosen = [[get_task(n)] if "/" in n else list(get_world(n).tasks.values()) for n in names]
+    reports = [mutate_task(t) for tasks in chosen for t in tasks]
+    by_world: dict[str, list[Any]] = {}
+    for report in reports:
+        by_world.setdefault(report.task.split("/")[0], []).append(report)
+    rows = []
+    for name, group in by_world.items():
+        mutants = sum(len(r.mutants) for r in group)
+        missed = sum(len(r.missed) for r in group)
+        rows.append(
+            {
+                "world": name,
+                "tasks": len(group),
+                "mutants": mutants,
+                "caught": mutants - missed,
+                "catch_rate": round((mutants - missed) / mutants, 4) if mutants else None,
+                "benign": sum(len(r.benign) for r in group),
+                "benign_below_1": sum(len(r.benign_failures) for r in group),
+            }
+        )
+    misses = [
+        {"task": r.task, "kind": o.variant.kind, "where": o.variant.where, "reward": o.reward}
+        for r in reports
+        for o in r.missed + r.benign_failures
+    ]
+    if json_output:
+        _print_json({"worlds": rows, "not_caught_or_benign_below_1": misses})
+    else:
+        table = Table("world", "tasks", "mutants", "caught", "catch rate", "benign", "benign < 1", title="mutate")
+        for row in rows:
+            rate = "-" if row["catch_rate"] is None else f"{row['catch_rate']:.1%}"
+            table.add_row(
+                row["world"],
+                *(str(row[k]) for k in ("tasks", "mutants", "caught")),
+                rate,
+                str(row["benign"]),
+                str(row["benign_below_1"]),
+            )
+        console.print(table)
+        for miss in misses:
+            label = "benign, scored" if miss["kind"] in ("reorder", "extra_read", "paraphrase") else "not caught"
+            console.print(
+                f"{escape(miss['task'])}: {label} {miss['reward']:g}: {escape(miss['where'])}", highlight=False
+            )
+
+
+@command()
 def bench(
     scales: Annotated[str, typer.Option(help="Comma-separated data scales")] = "1,10,100",
     budget: Annotated[float, typer.Option(help="Seconds per timed loop")] = 1.0,
