@@ -19,7 +19,8 @@ from rich.table import Table
 from . import db
 from .errors import InvalidArgument, SimtenantError
 from .grader import EpisodeFile, GradeResult, diff_databases, grade
-from .grader.grade import check_reward_mode
+from .grader.diff import TextGrading
+from .grader.grade import check_reward_mode, check_text_match
 from .grader.judge import JudgeConfig
 from .grader.validate import validate_task
 from .schema import is_harness_table, metadata
@@ -37,6 +38,13 @@ INFRA_FAILURE = 3  # the exit status of a run whose model endpoint failed (infra
 JudgeBaseUrl = Annotated[str | None, typer.Option(help="The judge endpoint's base URL (default: the SDK's)")]
 JudgeKeyEnv = Annotated[str, typer.Option(help="Environment variable holding the judge's API key")]
 FullFlag = Annotated[bool, typer.Option("--full", help="Diff by scanning every table, not just the changed rows")]
+TextMatch = Annotated[
+    str,
+    typer.Option(
+        "--text-match",
+        help="Grade free text by the facts it must state (facts), exactly (exact), or by the judge model (judge)",
+    ),
+]
 
 
 def _print_json(value: Any) -> None:
@@ -168,6 +176,7 @@ def run(
     judge_model: JudgeModel = None,
     judge_base_url: JudgeBaseUrl = None,
     judge_api_key_env: JudgeKeyEnv = "OPENAI_API_KEY",
+    text_match: TextMatch = "facts",
     json_output: JsonFlag = False,
 ) -> None:
     """Play a task with an agent into a new episode file, then grade it."""
@@ -179,6 +188,7 @@ def run(
     check_agent(agent, actions)
     check_reward_mode(found, reward)
     judge = _judge(judge_model, judge_base_url, judge_api_key_env)
+    check_text_match(text_match, judge)
     options: dict[str, Any] = {}
     if agent == "llm":
         options = {
@@ -194,7 +204,7 @@ def run(
         raise InvalidArgument("--user-model plays the operator for --agent llm only", error="invalid_argument")
     episode = _episode_path(found.id, agent, out, runs_dir)
     path = run_agent(found, agent, episode, actions=actions, scale=scale, **options)
-    result = grade(path, reward, judge=judge)
+    result = grade(path, reward, judge=judge, text_match=text_match)
     report = read_report(path) if agent == "llm" else None
     if report is None:
         return _show_grade(result, json_output)
@@ -228,11 +238,13 @@ def grade_episode(
     judge_model: JudgeModel = None,
     judge_base_url: JudgeBaseUrl = None,
     judge_api_key_env: JudgeKeyEnv = "OPENAI_API_KEY",
+    text_match: TextMatch = "facts",
     json_output: JsonFlag = False,
 ) -> None:
     """Grade an episode file, any time after it ran."""
     judge = _judge(judge_model, judge_base_url, judge_api_key_env)
-    _show_grade(grade(episode, reward, full=full, judge=judge), json_output)
+    check_text_match(text_match, judge)
+    _show_grade(grade(episode, reward, full=full, judge=judge, text_match=text_match), json_output)
 
 
 def _judge(model: str | None, base_url: str | None, key_env: str) -> JudgeConfig | None:
@@ -242,7 +254,8 @@ def _judge(model: str | None, base_url: str | None, key_env: str) -> JudgeConfig
 def _diff_table(differences: list[Any]) -> Table:
     table = Table("table", "key", "column", "expected", "actual", "kind", title="diff")
     for d in differences:
-        table.add_row(d.table, d.key, d.column or "", _short(d.expected), _short(d.actual), d.kind)
+        kind = f"{d.kind}: {d.detail}" if getattr(d, "detail", None) else d.kind
+        table.add_row(d.table, d.key, d.column or "", _short(d.expected), _short(d.actual), escape(kind))
     return table
 
 
@@ -257,8 +270,9 @@ def _show_grade(result: GradeResult, json_output: bool) -> None:
     colour = "green" if result.reward == 1.0 else "red"
     console.print(f"[bold]{result.task}[/bold]  episode {result.episode_db}", highlight=False)
     console.print(
-        f"reward [{colour}]{result.reward:g}[/{colour}] ({result.reward_mode})  db_match {result.db_match}  "
-        f"partial_credit {result.partial_credit:g}  steps {result.steps}  completed {result.completed}"
+        f"reward [{colour}]{result.reward:g}[/{colour}] ({result.reward_mode})  partial_credit "
+        f"{result.partial_credit:g}  db_match {result.db_match}  db_credit {result.db_credit:g}  "
+        f"outcome_credit {result.outcome_credit:g}  steps {result.steps}  completed {result.completed}"
         + (f"  shaped {result.shaped_reward:g}" if result.shaped_reward is not None else ""),
         highlight=False,
     )
@@ -268,7 +282,7 @@ def _show_grade(result: GradeResult, json_output: bool) -> None:
             table.add_row(c.name, f"{c.weight:g}", "-" if c.score is None else f"{c.score:g}", escape(c.detail))
         console.print(table)
     if result.assertions:
-        title = f"assertions {result.assertion_credit:g} (completed correctly: {result.task_completed_correctly})"
+        title = f"assertions {result.assertion_share:g} (completed correctly: {result.task_completed_correctly})"
         table = Table("assertion", "kind", "held before", "holds", "scored", "detail", title=title)
         for a in result.assertions:
             holds = "[green]yes[/green]" if a.holds else "[red]no[/red]"
@@ -293,7 +307,8 @@ def diff(
     full: FullFlag = False,
     json_output: JsonFlag = False,
 ) -> None:
-    """Row diff between two tenant databases (created rows aligned by content when both are episodes)."""
+    """Row diff between two tenant databases (created rows aligned by content when both are episodes;
+    free text compared exactly)."""
     from .grader.grade import snapshot_for
 
     for path in (expected, actual):
@@ -311,7 +326,7 @@ def diff(
     if left and right and (left.world, left.snapshot_hash) == (right.world, right.snapshot_hash):
         base = snapshot_for(get_task(left.task), left.snapshot_hash, left.scale)
         tables = get_world(left.world).tables
-    result = diff_databases(expected, actual, tables, base=base, full=full)
+    result = diff_databases(expected, actual, tables, base=base, full=full, text=TextGrading("exact"))
     if json_output:
         _print_json({"match": result.match, "diff": [d.to_dict() for d in result.differences]})
     elif result.match:

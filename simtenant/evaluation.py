@@ -402,6 +402,11 @@ def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 6) if values else None
 
 
+def _mean_of(records: list[dict[str, Any]], key: str) -> float | None:
+    """The mean of a grade field over records that have it (older records may not)."""
+    return _mean([float(r[key]) for r in records if r.get(key) is not None])
+
+
 def summarize(records: list[dict[str, Any]], trials: int | None = None) -> dict[str, Any]:
     """Episodes, infra failures, mean reward and steps, pass^k and pass@k for k = 1..trials, per task."""
     per_task: dict[str, list[dict[str, Any]]] = {}
@@ -428,6 +433,8 @@ def summarize(records: list[dict[str, Any]], trials: int | None = None) -> dict[
         "valid_episodes": len(valid),
         "infra_failures": len(records) - len(valid),
         "mean_reward": _mean([float(r["reward"]) for r in valid]),
+        "mean_partial_credit": _mean_of(valid, "partial_credit"),
+        "mean_db_credit": _mean_of(valid, "db_credit"),
         "mean_steps": _mean([float(r["steps"]) for r in valid if r.get("steps") is not None]),
         "trials": top,
         "pass_hat_k": pass_hat,
@@ -439,6 +446,8 @@ def summarize(records: list[dict[str, Any]], trials: int | None = None) -> dict[
                 "trials": counts[task][0],
                 "successes": counts[task][1],
                 "mean_reward": _mean([float(r["reward"]) for r in rs if is_valid(r)]),
+                "mean_partial_credit": _mean_of([r for r in rs if is_valid(r)], "partial_credit"),
+                "mean_db_credit": _mean_of([r for r in rs if is_valid(r)], "db_credit"),
                 "infra_failures": len(rs) - counts[task][0],
                 "results": [{"trial": int(r["trial"]), "reward": r.get("reward"), "infra_ok": is_valid(r)} for r in rs],
             }
@@ -588,6 +597,8 @@ def render_report(out: Path, summary: dict[str, Any], records: list[dict[str, An
         f"<tr><th>episodes</th><td>{summary['episodes']}</td></tr>",
         f"<tr><th>infra failures (excluded)</th><td>{summary['infra_failures']}</td></tr>",
         f"<tr><th>mean reward</th><td>{_num(summary['mean_reward'])}</td></tr>",
+        f"<tr><th>mean partial credit (its reward mode's)</th><td>{_num(summary.get('mean_partial_credit'))}</td></tr>",
+        f"<tr><th>mean db credit (the row diff's)</th><td>{_num(summary.get('mean_db_credit'))}</td></tr>",
         f"<tr><th>mean steps</th><td>{_num(summary['mean_steps'])}</td></tr>",
         "</table>",
         "<h2>pass^k and pass@k</h2><table><tr><th>k</th><th>pass^k</th><th>pass@k</th><th>tasks</th></tr>",
@@ -602,7 +613,7 @@ def render_report(out: Path, summary: dict[str, Any], records: list[dict[str, An
     header = "".join(f"<th>t{t}</th>" for t in range(1, top + 1))
     lines.append(
         f"<table><tr><th>task</th><th>valid trials</th><th>successes</th><th>pass rate</th>"
-        f"<th>mean reward</th>{header}</tr>"
+        f"<th>mean reward</th><th>mean partial credit</th><th>mean db credit</th>{header}</tr>"
     )
     for task in summary["tasks"]:
         cells = {r["trial"]: r for r in task["results"]}
@@ -619,7 +630,8 @@ def render_report(out: Path, summary: dict[str, Any], records: list[dict[str, An
         rate = task["successes"] / task["trials"] if task["trials"] else None
         lines.append(
             f"<tr><td>{_e(task['task'])}</td><td>{task['trials']}</td><td>{task['successes']}</td>"
-            f"<td>{_num(rate)}</td><td>{_num(task['mean_reward'])}</td>{''.join(trial_cells)}</tr>"
+            f"<td>{_num(rate)}</td><td>{_num(task['mean_reward'])}</td><td>{_num(task.get('mean_partial_credit'))}</td>"
+            f"<td>{_num(task.get('mean_db_credit'))}</td>{''.join(trial_cells)}</tr>"
         )
     lines.append("</table>")
     failed = [r for r in sorted(records, key=lambda r: (r["task"], int(r["trial"]))) if not succeeded(r)]

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import snowballstemmer
 
-WORD = re.compile(r"[a-z0-9]+")
+WORD = re.compile(r"[a-z0-9]+(?:_+[a-z0-9]+)*")  # snake_case is one word: delivered_at is not delivered
 NUMBER_FACT = re.compile(r"^[$€£]?\s*-?\d[\d,]*(?:\.\d+)?%?$")
 NUMBER_IN_TEXT = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w]|\.\d)")
 DATE_FACT = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")

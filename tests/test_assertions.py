@@ -1,10 +1,12 @@
 """Assertions: partial credit over statements about the final database, on a real task's episodes.
 
 commerce/refund-damaged-item gets assertions in place of its checks: the refund exists, the order
-is returned, no second refund, a count and an equality, plus one that already holds at the start.
+is returned, no second refund, a count and an equality, plus two guards that hold at the start.
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -23,8 +25,9 @@ ASSERTIONS = [
     {"name": "one-refund", "kind": "count", "table": "refunds", "where": {"order_id": "ORD-1005"}, "expect": 1},
     {"name": "reason-says-damaged", "kind": "exists", "table": "refunds",
      "where": {"order_id": "ORD-1005", "reason": {"contains": "DAMAGED"}}},
-    {"name": "jane-still-there", "kind": "exists", "table": "users", "where": {"email": "jane.doe@example.com"}},
-    {"name": "no-refund-elsewhere", "kind": "not_exists", "table": "refunds",
+    {"name": "jane-still-there", "kind": "exists", "table": "users", "where": {"email": "jane.doe@example.com"},
+     "guard": True},
+    {"name": "no-refund-elsewhere", "kind": "not_exists", "table": "refunds", "guard": True,
      "where": {"order_id": {"not": "ORD-1005"}, "id": {"in": ["RF-0007", "RF-0008"]}}},
 ]  # fmt: skip
 
@@ -43,9 +46,9 @@ def by_name(result):
 def test_gold_has_full_credit_and_the_untouched_world_none(tmp_path):
     task = with_assertions()
     gold = grade(run(task, "oracle", tmp_path / "gold.db"), task=task)
-    assert gold.reward == gold.assertion_credit == 1.0 and gold.task_completed_correctly is True
+    assert gold.reward == gold.partial_credit == gold.assertion_share == 1.0 and gold.task_completed_correctly is True
     found = by_name(gold)
-    # already true at the start and kept: left out of the score; "no refund elsewhere" too
+    # guards: true at the start and kept, so left out of the score
     assert not found["jane-still-there"].scored and found["jane-still-there"].held_before
     assert not found["no-refund-elsewhere"].scored
     noop = grade(run(task, "noop", tmp_path / "noop.db"), task=task)
@@ -56,7 +59,11 @@ def test_gold_has_full_credit_and_the_untouched_world_none(tmp_path):
         "one-refund",
         "reason-says-damaged",
     ]
-    assert validate_task(task).ok
+    assert validate_task(task, wording=False).ok
+    # the reason's paraphrases prove the "contains damaged" assertion grades wording: one says "broken"
+    worded = validate_task(task)
+    assert [p.split(":")[0] for p in worded.problems] == ["paraphrase 3 scores 0.75"]
+    assert "reason-says-damaged" in worded.problems[0]
 
 
 def test_partial_credit_is_the_share_of_scored_assertions_that_hold(tmp_path):
@@ -68,8 +75,33 @@ def test_partial_credit_is_the_share_of_scored_assertions_that_hold(tmp_path):
     result = grade(run(task, "replay", tmp_path / "e.db", actions=calls), task=task)
     assert by_name(result)["refunded"].holds and by_name(result)["one-refund"].holds
     assert not by_name(result)["returned"].holds and not by_name(result)["reason-says-damaged"].holds
-    assert result.reward == 0.5 and result.task_completed_correctly is False
+    assert result.partial_credit == result.assertion_share == 0.5 and result.task_completed_correctly is False
     assert result.db_match == 0 and result.diff.differences  # the diff is reported beside
+    # the reward is the share, capped by the outcome credit: nothing returned, no ending call
+    assert result.reward == min(0.5, result.outcome_credit) < 0.5
+
+
+def test_a_full_share_with_a_collateral_write_or_no_ending_stays_below_one(tmp_path):
+    task = with_assertions()
+    gold = [{"tool": c.tool, "args": c.args} for c in task.gold]
+    extra = {"tool": "inventory_update_stock", "args": {"sku": "SKU-212", "adjustment": 3}}
+    for name, calls in {"collateral": [*gold[:-1], extra, gold[-1]], "unfinished": gold[:-1]}.items():
+        actions = tmp_path / f"{name}.json"
+        actions.write_text(json.dumps(calls))
+        result = grade(run(task, "replay", tmp_path / f"{name}.db", actions=actions), task=task)
+        assert result.assertion_share == 1.0
+        assert result.reward < 1.0 and result.task_completed_correctly is False, name
+
+
+def test_validate_requires_an_assertion_true_at_the_start_to_be_a_guard():
+    unguarded = [{**a, "guard": False} if a["name"] == "jane-still-there" else a for a in ASSERTIONS]
+    report = validate_task(with_assertions(unguarded), wording=False)
+    assert any("jane-still-there already holds" in p for p in report.problems)
+    false_guard = [*ASSERTIONS, {"name": "bogus", "kind": "exists", "table": "refunds", "where": {"id": "RF-9999"},
+                                 "guard": True}]  # fmt: skip
+    report = validate_task(with_assertions(false_guard), wording=False)
+    assert any("guard bogus does not hold" in p for p in report.problems)
+    assert validate_task(with_assertions(), wording=False).guards == ["jane-still-there", "no-refund-elsewhere"]
 
 
 def test_an_assertion_true_at_the_start_counts_as_a_failure_once_broken(tmp_path):
@@ -77,7 +109,7 @@ def test_an_assertion_true_at_the_start_counts_as_a_failure_once_broken(tmp_path
         [
             *ASSERTIONS[:1],
             {"name": "jane-active", "kind": "equals", "table": "orders", "where": {"id": "ORD-1005"},
-             "column": "status", "value": "delivered"},
+             "column": "status", "value": "delivered", "guard": True},
         ]
     )  # fmt: skip
     calls = tmp_path / "calls.json"
@@ -88,7 +120,7 @@ def test_an_assertion_true_at_the_start_counts_as_a_failure_once_broken(tmp_path
     result = grade(run(task, "replay", tmp_path / "e.db", actions=calls), task=task)
     broken = by_name(result)["jane-active"]
     assert broken.held_before and not broken.holds and broken.scored
-    assert result.reward == 0.5
+    assert result.partial_credit == 0.5
 
 
 @pytest.mark.parametrize(

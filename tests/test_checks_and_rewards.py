@@ -362,8 +362,9 @@ def checks_of(path: Path) -> dict[str, bool]:
         (REFUND_TASK, [ORDER, REFUND], "", {"order-returned"}),
         (REFUND_TASK, [ORDER, LOW_REFUND, RETURNED], "", {"one-refund-of-49.99"}),
         (REFUND_TASK, [ORDER, REFUND, SMALL_REFUND, RETURNED], "", {"one-refund-of-49.99"}),
-        (STATUS_TASK, [ORDER], "It is delivered.", set()),
-        (STATUS_TASK, [ORDER], "It is undelivered.", {"answer-states-status"}),
+        (STATUS_TASK, [ORDER], "ORD-1005 is delivered.", set()),
+        (STATUS_TASK, [ORDER], "It is delivered.", {"answer-states-status"}),  # which order?
+        (STATUS_TASK, [ORDER], "ORD-1005 is undelivered.", {"answer-states-status"}),
         (BILLING_TASK, [ORDER_1009, REFUND_99], "SAVE20 was added; refunded 99", set()),
         (BILLING_TASK, [ORDER_1009, REFUND_99], "refunded 99", {"answer-names-cause-and-amount"}),
         (BILLING_TASK, [REFUND_99, ORDER_1009], "SAVE20; 99.00", {"order-read-before-refund"}),
@@ -432,7 +433,18 @@ def test_shaped_step_rewards(play, task_id, calls, steps, total):
     assert [reward for _, _, reward in rows[:-1]] == pytest.approx(steps)
     assert rows[-1] == ("finish", 1, 0.0)
     assert sum(reward for _, _, reward in rows) == pytest.approx(total)
-    assert grade(path, "shaped").reward == pytest.approx(total)
+    result = grade(path, "shaped")
+    assert result.shaped_reward == pytest.approx(total)  # ServiceBench's figure, step by step
+    assert result.reward == pytest.approx(min(total, result.outcome_credit))  # capped by what was done
+
+
+def test_a_full_shaped_reward_with_a_wrong_outcome_stays_below_one(play):
+    """Every shaped milestone reached, but an extra refund the task never asked for: below 1."""
+    extra = ("orders_process_refund", {"order_id": "ORD-1001", "amount": 5.0, "reason": "goodwill"})
+    path, _ = play(BILLING_TASK, [USER_3, ORDER_1009, ITEM_212, REFUND_99, extra])
+    result = grade(path, "shaped")
+    assert result.shaped_reward == pytest.approx(1.0)
+    assert result.db_match == 0 and result.reward < 1.0
 
 
 def test_shaped_reward_is_recomputed_from_the_recorded_calls(play):

@@ -39,7 +39,7 @@ def stdout_json(result: Any) -> Any:
 
 
 def gold_actions(task_id: str = REFUND, **refund_args: Any) -> list[dict[str, Any]]:
-    actions = [call.model_dump() for call in get_task(task_id).gold]
+    actions = [{"tool": call.tool, "args": call.args} for call in get_task(task_id).gold]
     for action in actions:
         if action["tool"] == "orders_process_refund":
             action["args"] = {**action["args"], **refund_args}
@@ -208,6 +208,7 @@ def test_run_replay_wrong_refund_amount(tmp_path, writer):
             "expected": 49.99,
             "actual": 45.0,
             "kind": "changed",
+            "detail": None,
         }
     ]
     checks = {c["name"]: c["passed"] for c in report["checks"]}
@@ -289,6 +290,7 @@ def test_diff_json_lists_the_refund_amount(oracle_and_wrong):
                 "expected": 49.99,
                 "actual": 45.0,
                 "kind": "changed",
+                "detail": None,
             }
         ],
     }

@@ -17,13 +17,13 @@ from simtenant.episode import Episode
 from simtenant.errors import InvalidArgument, NotFound, TaskError
 from simtenant.grader import EpisodeFile, gold_database, grade
 from simtenant.grader.validate import validate_task
-from simtenant.task import Call
+from simtenant.task import GoldCall
 from simtenant.tools import REGISTRY
 from simtenant.world import get_task, get_world
 
 WORLD = get_world("commerce")
 TASK_IDS = ["commerce/order-status", "commerce/billing-discrepancy", "commerce/refund-damaged-item"]
-FINISH = Call(tool="finish", args={"answer": "done"})
+FINISH = GoldCall(tool="finish", args={"answer": "done"})
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,8 @@ def test_noop_episode_grades_zero(start_episode, task_id, db_match, failed_check
     result = grade(path)
     assert result.reward == 0.0
     assert result.db_match == db_match
-    assert result.partial_credit == float(db_match)
+    assert result.db_credit == float(db_match)
+    assert result.partial_credit == result.outcome_credit < 1.0  # the default mode's own partial score
     assert [c.name for c in result.checks if not c.passed] == failed_checks
     assert grade(path, "shaped").reward == 0.0
 
@@ -148,7 +149,7 @@ def test_gold_database_is_cached(tmp_path, monkeypatch):
 def test_gold_cache_is_keyed_by_task_and_snapshot_hash(snap, world_rows):
     task = get_task("commerce/refund-damaged-item")
     path = gold_database(task, snap)
-    assert task.hash[:16] in path.name and seeds.hash_of(WORLD, snap)[:16] in path.name
+    assert seeds.hash_of(WORLD, snap)[:16] in path.name
     changed = gold_database(task.model_copy(update={"hash": "f" * 64}), snap)
     assert changed != path
     assert world_rows(changed) == world_rows(path)
@@ -159,28 +160,28 @@ def test_gold_cache_is_keyed_by_task_and_snapshot_hash(snap, world_rows):
     ("gold", "message"),
     [
         (
-            [Call(tool="orders_process_refund", args={"order_id": "ORD-9999", "amount": 1.0, "reason": "x"}), FINISH],
+            [GoldCall(tool="orders_process_refund", args={"order_id": "ORD-9999", "amount": 1.0, "reason": "x"}), FINISH],
             "gold call 1 (orders_process_refund) failed: not_found",
         ),
         (
             [
-                Call(tool="orders_lookup", args={"order_id": "ORD-1005"}),
-                Call(tool="orders_process_refund", args={"order_id": "ORD-1005", "amount": 500.0, "reason": "x"}),
+                GoldCall(tool="orders_lookup", args={"order_id": "ORD-1005"}),
+                GoldCall(tool="orders_process_refund", args={"order_id": "ORD-1005", "amount": 500.0, "reason": "x"}),
                 FINISH,
             ],
             "gold call 2 (orders_process_refund) failed: exceeds_refundable",
         ),
         (
-            [Call(tool="orders_cancel_everything"), FINISH],
+            [GoldCall(tool="orders_cancel_everything"), FINISH],
             "gold call 1 (orders_cancel_everything) failed: unknown_tool",
         ),
-        ([Call(tool="orders_lookup", args={"id": "ORD-1005"}), FINISH], "failed: invalid_arguments"),
+        ([GoldCall(tool="orders_lookup", args={"id": "ORD-1005"}), FINISH], "failed: invalid_arguments"),
         (
-            [Call(tool="orders_update_status", args={"order_id": "ORD-1005", "new_status": "pending"}), FINISH],
+            [GoldCall(tool="orders_update_status", args={"order_id": "ORD-1005", "new_status": "pending"}), FINISH],
             "failed: illegal_transition",
         ),
         (
-            [Call(tool="orders_lookup", args={"order_id": "ORD-1005"})],
+            [GoldCall(tool="orders_lookup", args={"order_id": "ORD-1005"})],
             "the gold calls must end the episode (with finish)",
         ),
     ],
@@ -281,20 +282,20 @@ def test_validation_reports_a_task_the_untouched_world_satisfies(monkeypatch):
         update={"id": "commerce/order-status-without-checks", "checks": []}
     )
     monkeypatch.setitem(WORLD.tasks, task.id, task)
-    report = validate_task(task)
+    report = validate_task(task, wording=False)
     assert report.noop_reward == 1.0
     assert report.problems == ["the untouched world already scores 1.0: the task asks for nothing"]
 
 
 def test_validation_grades_the_task_it_was_given():
     task = get_task("commerce/order-status").model_copy(update={"checks": []})
-    report = validate_task(task)
+    report = validate_task(task, wording=False)
     assert report.problems == ["the untouched world already scores 1.0: the task asks for nothing"]
 
 
 def test_validation_reports_a_failing_gold_call():
     task = get_task("commerce/refund-damaged-item").model_copy(
-        update={"gold": [Call(tool="orders_lookup", args={"order_id": "ORD-9999"}), FINISH], "hash": "d" * 64}
+        update={"gold": [GoldCall(tool="orders_lookup", args={"order_id": "ORD-9999"}), FINISH], "hash": "d" * 64}
     )
     report = validate_task(task)
     assert not report.ok

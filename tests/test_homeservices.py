@@ -87,9 +87,16 @@ def test_asking_reveals_facts_and_records_the_conversation(towing):
     ]
 
 
+def test_a_question_that_states_a_given_fact_confirms_it_and_is_not_redundant(towing):
+    message = "Just to confirm, it's about 8 miles to Oak City Auto, right?"
+    reply = towing.call("reply_customer", {"lead_id": "L-TOW-01", "message": message}).result
+    assert reply["reply"] == "Yes, that's right."
+    assert rows(towing.path, "SELECT redundant FROM lead_messages WHERE role = 'agent'") == [(0,)]
+
+
 def test_a_question_about_a_given_fact_is_redundant(towing):
     reply = towing.call("reply_customer", {"lead_id": "L-TOW-01", "message": "How far is the shop?"}).result
-    assert reply["reply"] == "I already told you: 8 miles to Oak City Auto."
+    assert reply["reply"] == "As I said: About 8 miles, to Oak City Auto."
     assert rows(towing.path, "SELECT redundant FROM lead_messages WHERE role = 'agent'") == [(1,)]
 
 

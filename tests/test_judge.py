@@ -77,8 +77,8 @@ def test_a_judge_grades_each_conversation_and_its_verdicts_are_kept(tmp_path, en
     result = grade(path, judge=judge(endpoint))
     communication = next(c for c in result.rubric if c.name == "communication")
     assert communication.score == 0.5
-    # 0.45 + 0.25 + 0.15 at 1.0, communication at 0.5, over the full weight of 1.0
-    assert result.reward == pytest.approx(0.925)
+    # quote math 0.45, triage 0.25, discipline 0.15 and replied 0.10 at 1.0, communication 0.15 at 0.5
+    assert result.reward == pytest.approx((0.45 + 0.25 + 0.15 + 0.10 + 0.15 * 0.5) / 1.10, abs=1e-6)
     prompt = ScriptedModel.seen[0]["messages"][1]["content"]
     assert "front-office agent" in prompt and "agent: " in prompt
     connection = sqlite3.connect(path)
@@ -156,3 +156,30 @@ def test_the_noop_agent_still_fails_a_task_with_an_assertion(tmp_path, endpoint)
     ScriptedModel.verdict = "good"  # even a lenient judge cannot lift the other checks
     result = grade(run(task, "noop", tmp_path / "e.db"), task=task, judge=judge(endpoint))
     assert result.reward == 0.0
+
+
+def test_text_judged_by_the_judge_model_against_the_gold(tmp_path, endpoint):
+    """--text-match judge: the judge decides whether a reworded free text says what the gold's does;
+    its verdict is kept; ids among the facts are still required without asking it."""
+    task = get_task("commerce/refund-damaged-item")
+    calls = [{"tool": c.tool, "args": dict(c.args)} for c in task.gold]
+    refund = next(c for c in calls if c["tool"] == "orders_process_refund")
+    refund["args"]["reason"] = "The customer got it in pieces."
+    actions = tmp_path / "calls.json"
+    actions.write_text(json.dumps(calls))
+    path = run(task, "replay", tmp_path / "e.db", actions=actions)
+    assert grade(path).reward == 0.0  # by facts: says neither damaged nor broken
+    ScriptedModel.verdict = "good"
+    judged = grade(path, judge=judge(endpoint), text_match="judge")
+    assert (judged.reward, judged.text_match) == (1.0, "judge")
+    asked = ScriptedModel.seen[-1]["messages"][1]["content"]
+    assert "REFERENCE: SKU-445 arrived damaged" in asked and "The customer got it in pieces." in asked
+    ScriptedModel.verdict = "poor"
+    refused = grade(path, judge=judge(endpoint), text_match="judge")
+    assert refused.reward == 0.0 and refused.diff.differences[0].detail.startswith("judge: poor")
+    connection = sqlite3.connect(path)
+    try:
+        kept = connection.execute("SELECT name, key, verdict FROM _judgments").fetchall()
+    finally:
+        connection.close()
+    assert kept == [("text:refunds.reason", "RF-0007", "poor")]

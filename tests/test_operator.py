@@ -19,7 +19,7 @@ OPERATOR = Operator(
         ),
         OperatorFact(key="item", value="SKU-445", reveal="The pour-over set, SKU-445.", triggers=["which item", "sku"]),
     ],
-    done_when=["refund has been issued"],
+    done_when=["ORD-1005", ["refunded", "refund has been issued"]],
 )
 
 
@@ -41,19 +41,21 @@ def test_the_opening_is_recorded_and_facts_come_only_when_asked(tmp_path):
         first = episode.call("send_message_to_user", {"message": "Sorry to hear that! What is the order number?"})
         assert first.result == {"reply": "It's order ORD-1005."}
         again = episode.call("send_message_to_user", {"message": "Which order was it again?"})
-        assert again.result == {"reply": "I already told you: ORD-1005."}
+        assert again.result == {"reply": "As I said: It's order ORD-1005."}
     assert messages(episode.path) == [
         ("user", OPERATOR.opening, None, None),
         ("agent", "Sorry to hear that! What is the order number?", None, None),
         ("user", "It's order ORD-1005.", '["order"]', None),
         ("agent", "Which order was it again?", None, '["order"]'),
-        ("user", "I already told you: ORD-1005.", None, None),
+        ("user", "As I said: It's order ORD-1005.", None, None),
     ]
 
 
 def test_telling_the_operator_the_work_is_done_ends_the_episode(tmp_path):
     with start(tmp_path) as episode:
-        done = episode.call("send_message_to_user", {"message": "Your refund has been issued."})
+        early = episode.call("send_message_to_user", {"message": "I'll refund ORD-1005 shortly."})
+        assert not early.result["reply"].endswith("###STOP###") and not episode.done
+        done = episode.call("send_message_to_user", {"message": "ORD-1005 is refunded: $49.99 is on its way."})
         assert done.result["reply"].endswith("###STOP###")
         assert episode.done
         assert episode.call("orders_lookup", {"order_id": "ORD-1005"}).error["error"] == "episode_finished"
@@ -61,7 +63,7 @@ def test_telling_the_operator_the_work_is_done_ends_the_episode(tmp_path):
     try:
         assert connection.execute("SELECT status, answer FROM _episode").fetchone() == (
             "finished",
-            "Your refund has been issued.",
+            "ORD-1005 is refunded: $49.99 is on its way.",
         )
     finally:
         connection.close()

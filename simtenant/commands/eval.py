@@ -29,6 +29,7 @@ def show_summary(summary: dict[str, Any]) -> None:
     console.print(
         f"[bold]{summary['run']}[/bold]  agent {summary.get('agent') or '-'}  episodes {summary['episodes']}  "
         f"infra failures {summary['infra_failures']} (excluded)  mean reward {_num(summary['mean_reward'])}  "
+        f"partial credit {_num(summary.get('mean_partial_credit'))}  db credit {_num(summary.get('mean_db_credit'))}  "
         f"mean steps {_num(summary['mean_steps'])}",
         highlight=False,
     )
@@ -38,7 +39,7 @@ def show_summary(summary: dict[str, Any]) -> None:
     console.print(scores)
     tasks = Table(title="tasks")
     tasks.add_column("task", overflow="fold")
-    for name in ("trials", "successes", "mean reward", "infra"):
+    for name in ("trials", "successes", "mean reward", "partial credit", "db credit", "infra"):
         tasks.add_column(name)
     for task in summary["tasks"]:
         colour = "green" if task["trials"] and task["successes"] == task["trials"] else "red"
@@ -47,6 +48,8 @@ def show_summary(summary: dict[str, Any]) -> None:
             str(task["trials"]),
             f"[{colour}]{task['successes']}[/{colour}]",
             _num(task["mean_reward"]),
+            _num(task.get("mean_partial_credit")),
+            _num(task.get("mean_db_credit")),
             str(task["infra_failures"] or ""),
         )
     console.print(tasks)

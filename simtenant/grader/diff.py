@@ -12,7 +12,8 @@ Free text (columns graded ``text``) is compared by a ``TextGrading``: by the fac
 text must state (the default; facts come from the task), exactly, or by a judge model. A text the
 expected database left as it was in the base must stay exactly as it was; an optional text the
 expected database left empty in a row both created may say anything. Columns graded ``present``
-are compared by whether they hold a value at all (a link to a message, whichever message it is).
+are compared by whether they hold a value at all (a link to a message, whichever message it is);
+``cells`` columns (a JSON object of spreadsheet cells) cell by cell, as people read them.
 
 The same pass counts the changes the expected database made (``expected``),
 how many of them the actual one made too (``achieved``) and the changes it made
@@ -33,7 +34,7 @@ from typing import Any
 from sqlalchemy import Integer, Table
 
 from ..errors import InvalidArgument
-from ..facts import Fact, fact_kind, missing_facts
+from ..facts import Fact, fact_kind, missing_facts, states_fact
 
 TEXT_MATCH_MODES = ("facts", "exact", "judge")
 
@@ -151,7 +152,50 @@ class _TableSpec:
             return text.compare(cell, base, expected, actual, created=base is None, final=final)
         if grade == "present":
             return None if (expected is None) == (actual is None) else ""
+        if grade == "cells":
+            return _compare_cells(text, (self.table.name, key, column), base, expected, actual, final)
         return None if expected == actual else ""
+
+
+def _cells(value: Any) -> dict[str, Any] | None:
+    try:
+        cells = json.loads(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+    return cells if isinstance(cells, dict) else None
+
+
+def same_cell(expected: Any, actual: Any) -> bool:
+    """Two spreadsheet cells as people read them: numbers by value ("$1,250.00" is 1250), an ISO date
+    in any written form, other text ignoring case and spacing."""
+    left, right = str(expected or "").strip(), str(actual or "").strip()
+    if " ".join(left.casefold().split()) == " ".join(right.casefold().split()):
+        return True
+    kind = fact_kind(left) if left else ""
+    if kind == "number" and fact_kind(right) == "number":
+        return states_fact(right, left)
+    if kind == "date":
+        return len(right) <= 40 and states_fact(right, left)
+    return False
+
+
+def _compare_cells(text: TextGrading, cell: CellKey, base: Any, expected: Any, actual: Any, final: bool) -> str | None:
+    if expected == actual:
+        return None
+    gold, got = _cells(expected), _cells(actual)
+    if gold is None or got is None or set(gold) != set(got):
+        return ""
+    was = _cells(base) or {}
+    wrong = []
+    for name in sorted(gold):
+        inner = (cell[0], cell[1], f"{cell[2]}.{name}")
+        if inner in text.facts:
+            why = text.compare(inner, was.get(name), gold[name], got[name], created=base is None, final=final)
+            if why is not None:
+                wrong.append(f"{name}: {why or 'differs'}")
+        elif not same_cell(gold[name], got[name]):
+            wrong.append(f"{name}: differs")
+    return f"cells {'; '.join(wrong)}" if wrong else None
 
 
 def diff_databases(

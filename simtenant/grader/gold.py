@@ -163,55 +163,94 @@ class FreeText:
     path: str
     text: str
     cells: tuple[CellKey, ...]  # graded text cells of the gold database holding it
-    said: bool  # a message to a person or the final answer (graded by checks, not by cells)
+    said: bool  # said to a person (a message, the final answer, a customer's conversation): graded by checks
 
 
-def _text_cells(task: Task, gold: Path) -> list[tuple[CellKey, str, bool]]:
-    """Every text-graded cell of a row the gold wrote: (cell, value, graded table)."""
+def writes(task: Task, call: Call) -> bool:
+    """Whether a call writes (api_fetch: whether the operation it runs does)."""
+    tools = get_world(task.world).tool_map(with_user=True)
+    endpoint = call.args.get("endpoint")
+    name = endpoint if call.tool == "api_fetch" and isinstance(endpoint, str) else call.tool
+    return name in tools and tools[name].writes
+
+
+@dataclass(frozen=True)
+class _Cells:
+    text: list[tuple[CellKey, str, bool]]  # text-graded cells: (cell, value, in a graded table)
+    inner: list[tuple[CellKey, str]]  # the cells of spreadsheet rows, as (table, key, "cells.Header")
+    other: set[str]  # every other string value of the rows the gold wrote (names, ids, titles kept exact)
+
+
+def _written_cells(task: Task, gold: Path) -> _Cells:
+    """The values of every row the gold wrote, sorted by how they are graded."""
     world = get_world(task.world)
     connection = sqlite3.connect(f"file:{gold}?mode=ro", uri=True)
+    found = _Cells([], [], set())
     try:
         changed: dict[str, list[tuple[Any, ...]]] = {}
         for table, pk in connection.execute("SELECT tbl, pk FROM _changes ORDER BY tbl, pk"):
             changed.setdefault(table, []).append(tuple(json.loads(pk)))
-        cells = []
         for table in world.tables:
-            columns = [c.name for c in table.columns if c.info.get("grade") == "text"]
-            if not columns or table.name not in changed:
+            if table.name not in changed:
                 continue
-            pk = [c.name for c in table.primary_key.columns]
-            where = " AND ".join(f'"{k}" IS ?' for k in pk)
+            columns = [c.name for c in table.columns]
+            where = " AND ".join(f'"{c.name}" IS ?' for c in table.primary_key.columns)
             select = ", ".join(f'"{c}"' for c in columns)
+            graded_table = table.info.get("graded") is not False
             for key in changed[table.name]:
                 row = connection.execute(f'SELECT {select} FROM "{table.name}" WHERE {where}', key).fetchone()
                 for column, value in zip(columns, row or (), strict=False):
-                    if isinstance(value, str) and value.strip():
-                        cells.append(((table.name, key, column), value, table.info.get("graded") is not False))
-        return cells
+                    if not isinstance(value, str) or not value.strip():
+                        continue
+                    grade = table.c[column].info.get("grade")
+                    if grade == "text":
+                        found.text.append(((table.name, key, column), value, graded_table))
+                    elif grade == "cells":
+                        for name, inner in json.loads(value).items():
+                            found.inner.append(((table.name, key, f"{column}.{name}"), str(inner)))
+                    else:
+                        found.other.add(value.strip())
+        return found
     finally:
         connection.close()
 
 
 def free_texts(task: Task, gold: Path, calls: list[Call] | None = None) -> list[FreeText]:
-    """The gold's free texts, found in the gold database ``gold`` of ``calls`` (the gold's own by default)."""
+    """The gold's free texts, found in the gold database ``gold`` of ``calls`` (the gold's own by default).
+
+    A free text is a string a writing call puts in a text-graded column (not a value another column
+    holds as is: a name, a title kept exact), a message to a person, or the final answer; a
+    spreadsheet cell is one only when the task says how to grade it (``text:`` on its argument)."""
     world = get_world(task.world)
     calls = calls or list(task.gold)
-    cells = _text_cells(task, gold)
+    cells = _written_cells(task, gold)
     found = []
     for index, call in enumerate(calls):
         said_arg = MESSAGE_TOOLS.get(call.tool) or (world.finish_answer if call.tool == world.finish_tool else None)
+        if said_arg is None and not writes(task, call):
+            continue
+        specs = task.gold[index].text if index < len(task.gold) else {}
         for path, value in strings(call.args):
             text = value.strip()
             dotted = ".".join(str(p) for p in path)
             if not text:
                 continue
-            said = path == (said_arg,)
-            holding = [(cell, graded) for cell, cell_value, graded in cells if cell_value.strip() == text]
+            if path == (said_arg,):
+                found.append(FreeText(index, dotted, value, (), True))
+                continue
+            if dotted in specs:
+                inner = tuple(cell for cell, cell_value in cells.inner if cell_value.strip() == text)
+                if inner:
+                    found.append(FreeText(index, dotted, value, inner, False))
+                    continue
+            if text in cells.other:
+                continue
+            holding = [(cell, graded) for cell, cell_value, graded in cells.text if cell_value.strip() == text]
             if not holding and " " in text:  # a tool may frame the text (a prefix, a quote)
-                holding = [(cell, graded) for cell, cell_value, graded in cells if text in cell_value]
-            if said or holding:
+                holding = [(cell, graded) for cell, cell_value, graded in cells.text if text in cell_value]
+            if holding:
                 graded_cells = tuple(cell for cell, graded in holding if graded)
-                found.append(FreeText(index, dotted, value, graded_cells, said or not graded_cells))
+                found.append(FreeText(index, dotted, value, graded_cells, not graded_cells))
     return found
 
 

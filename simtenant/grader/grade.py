@@ -224,6 +224,14 @@ def _text_judge(config: JudgeConfig, judgments: list[Judgment]) -> Any:
     return judge
 
 
+def check_text_match(text_match: str, judge: JudgeConfig | None) -> None:
+    """Refuse an unknown text-match mode, or judge mode without a judge model."""
+    if text_match not in TEXT_MATCH_MODES:
+        raise InvalidArgument(f"text match must be one of {', '.join(TEXT_MATCH_MODES)}", error="invalid_text_match")
+    if text_match == "judge" and judge is None:
+        raise InvalidArgument("--text-match judge needs a judge model (--judge-model)", error="no_judge")
+
+
 def diff_against_gold(
     task: Task,
     episode: Path,
@@ -237,10 +245,7 @@ def diff_against_gold(
 
     Every accepted alternative is tried with facts (or exact text); the closest is then diffed
     with the judge when one grades text."""
-    if text_match not in TEXT_MATCH_MODES:
-        raise InvalidArgument(f"text match must be one of {', '.join(TEXT_MATCH_MODES)}", error="invalid_text_match")
-    if text_match == "judge" and judge is None:
-        raise InvalidArgument("--text-match judge needs a judge model (--judge-model)", error="no_judge")
+    check_text_match(text_match, judge)
     tables = get_world(task.world).tables
     pairing = "exact" if text_match == "exact" else "facts"
     best: tuple[int, int, DiffResult, Path, TextGrading] | None = None

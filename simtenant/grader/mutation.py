@@ -32,7 +32,7 @@ from ..task import AnswerCheck, BeforeCheck, Call, NoDuplicatesCheck, Task, Told
 from ..tools.api import parts
 from ..world import World, get_world
 from .diff import TextGrading, diff_databases
-from .gold import ArgPath, drop_path, free_texts, get_path, gold_database, parse_path, set_path, variants
+from .gold import ArgPath, drop_path, free_texts, get_path, gold_database, parse_path, set_path, variants, writes
 from .grade import grade
 from .match import call_matches
 
@@ -175,13 +175,6 @@ def _argument_name(call: Call, path: ArgPath) -> str | None:
     return str(path[0]) if path else None
 
 
-def _writes(world: World, call: Call) -> bool:
-    tools = world.tool_map(with_user=True)
-    name, _, _ = _schema_of(world, call)
-    tool = tools.get(name)
-    return tool is not None and tool.writes
-
-
 def _changed_value(value: Any, prop: dict[str, Any], ids: dict[str, list[str]], avoid: set[str]) -> tuple[str, Any]:
     """(kind, a different value) for one leaf, or ("", None) when nothing fits."""
     if isinstance(value, bool):
@@ -242,7 +235,7 @@ def variants_of(task: Task) -> list[Variant]:
 
     for index, call in enumerate(calls):
         said = next((t for (i, _), t in texts.items() if i == index and t.said), None)
-        if not _writes(world, call) and said is None:
+        if not writes(task, call) and said is None:
             continue
         name, schema, where = _schema_of(world, call)
         for path, value in _leaves(call.args):
@@ -278,7 +271,7 @@ def variants_of(task: Task) -> list[Variant]:
                         replaced(index, Call(tool=call.tool, args=set_path(call.args, path, new))),
                     )
                 )
-        if not _writes(world, call):
+        if not writes(task, call):
             continue
         found.extend(_optional_variants(index, call, schema, where, replaced))
         found.append(Variant("write_dropped", f"call {index + 1} ({name}) dropped", calls[:index] + calls[index + 1 :]))
@@ -374,8 +367,8 @@ def _benign_variants(task: Task, world: World, calls: list[Call]) -> list[Varian
             continue  # calls on the same record are not independent
         swapped = [*calls[:index], second, first, *calls[index + 2 :]]
         found.append(Variant("reorder", f"calls {index + 1} and {index + 2} swapped", swapped))
-    duplicates = task.shaped is not None or any(isinstance(c, NoDuplicatesCheck) for c in task.checks)
-    reads = [i for i, c in enumerate(calls) if not _writes(world, c) and not constrained(c)]
+    duplicates = task.reward == "shaped" or any(isinstance(c, NoDuplicatesCheck) for c in task.checks)
+    reads = [i for i, c in enumerate(calls) if not writes(task, c) and not constrained(c)]
     if reads and not duplicates:
         i = reads[0]
         found.append(Variant("extra_read", f"call {i + 1} ({calls[i].tool}) made twice", [*calls[: i + 1], *calls[i:]]))

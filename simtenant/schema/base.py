@@ -7,6 +7,9 @@ SQLite needs them). Grading semantics live on each column's ``info``:
 * ``{"grade": "text"}`` — free text, graded by the facts the task says it must state (any text when
   it says none), exactly, or by a judge (``grader.diff.TextGrading``);
 * ``{"grade": "present"}`` — only whether there is a value (a link to whichever message did it);
+* ``{"grade": "cells"}`` — a JSON object of spreadsheet cells, compared cell by cell as people read
+  them: numbers by value, dates in any written form, text ignoring case and spacing (a cell the task
+  gives facts for is graded by its facts);
 * ``{"grade": "ignore"}`` — never compared.
 
 Tables whose names start with ``_`` belong to the harness and are never graded; a world table
@@ -35,6 +38,7 @@ NAMING_CONVENTION = {
 
 TEXT = {"grade": "text"}
 PRESENT = {"grade": "present"}
+CELLS = {"grade": "cells"}
 IGNORE = {"grade": "ignore"}
 
 

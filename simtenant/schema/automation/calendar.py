@@ -19,11 +19,11 @@ class CalEvent(Base):
     __table_args__ = (enum_check("status", EVENT_STATUSES), {"info": {"id_format": "EVT-{:04d}"}})
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
-    title: Mapped[str] = mapped_column(String)
+    title: Mapped[str] = mapped_column(String, info=TEXT)
     organizer: Mapped[str] = mapped_column(String, index=True)
     start_at: Mapped[str] = mapped_column(String, index=True)
     end_at: Mapped[str] = mapped_column(String)
-    location: Mapped[str | None] = mapped_column(String)
+    location: Mapped[str | None] = mapped_column(String, info=TEXT)
     description: Mapped[str | None] = mapped_column(Text, info=TEXT)
     status: Mapped[str] = mapped_column(String, default="confirmed")
     created_at: Mapped[str] = mapped_column(String)

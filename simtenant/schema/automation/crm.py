@@ -39,7 +39,7 @@ class CrmContact(Base):
     company_id: Mapped[str] = mapped_column(ForeignKey("crm_companies.id"), index=True)
     name: Mapped[str] = mapped_column(String)
     email: Mapped[str] = mapped_column(String, unique=True)
-    title: Mapped[str | None] = mapped_column(String)
+    title: Mapped[str | None] = mapped_column(String, info=TEXT)
     phone: Mapped[str | None] = mapped_column(String)
     created_at: Mapped[str] = mapped_column(String)
 
@@ -57,7 +57,7 @@ class CrmDeal(Base):
     id: Mapped[str] = mapped_column(String, primary_key=True)
     company_id: Mapped[str] = mapped_column(ForeignKey("crm_companies.id"), index=True)
     contact_id: Mapped[str | None] = mapped_column(ForeignKey("crm_contacts.id"))
-    name: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String, info=TEXT)
     amount: Mapped[float] = mapped_column(Float)
     stage: Mapped[str] = mapped_column(String)
     owner_email: Mapped[str] = mapped_column(String)

@@ -26,7 +26,7 @@ class HdTicket(Base):
     id: Mapped[str] = mapped_column(String, primary_key=True)
     requester_email: Mapped[str] = mapped_column(String, index=True)
     requester_name: Mapped[str] = mapped_column(String)
-    subject: Mapped[str] = mapped_column(String)
+    subject: Mapped[str] = mapped_column(String, info=TEXT)
     description: Mapped[str] = mapped_column(Text, info=TEXT)
     status: Mapped[str] = mapped_column(String, default="new")
     priority: Mapped[str] = mapped_column(String, default="normal")

@@ -49,7 +49,7 @@ class MktCampaign(Base):
     )
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
-    name: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String, info=TEXT)
     list_id: Mapped[str] = mapped_column(ForeignKey("mkt_lists.id"), index=True)
     subject: Mapped[str | None] = mapped_column(String, info=TEXT)
     body: Mapped[str | None] = mapped_column(Text, info=TEXT)

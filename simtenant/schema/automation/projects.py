@@ -18,7 +18,7 @@ class PrjProject(Base):
     __table_args__ = (enum_check("status", PROJECT_STATUSES), {"info": {"id_format": "PRJ-{:03d}"}})
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
-    name: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String, info=TEXT)
     owner: Mapped[str] = mapped_column(String)
     status: Mapped[str] = mapped_column(String, default="active")
     description: Mapped[str | None] = mapped_column(Text, info=TEXT)
@@ -37,7 +37,7 @@ class PrjTask(Base):
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
     project_id: Mapped[str] = mapped_column(ForeignKey("prj_projects.id"), index=True)
-    title: Mapped[str] = mapped_column(String)
+    title: Mapped[str] = mapped_column(String, info=TEXT)
     description: Mapped[str | None] = mapped_column(Text, info=TEXT)
     status: Mapped[str] = mapped_column(String, default="todo")
     assignee: Mapped[str | None] = mapped_column(String, index=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..base import Base
+from ..base import CELLS, Base
 
 
 class SheetSpreadsheet(Base):
@@ -41,4 +41,4 @@ class SheetRow(Base):
     id: Mapped[str] = mapped_column(String, primary_key=True)
     worksheet_id: Mapped[str] = mapped_column(ForeignKey("sheet_worksheets.id"), index=True)
     row_number: Mapped[int] = mapped_column(Integer)
-    cells: Mapped[str] = mapped_column(Text)
+    cells: Mapped[str] = mapped_column(Text, info=CELLS)

@@ -1,0 +1,76 @@
+"""Facts a free text must state: numbers by value, ISO dates and times as people write them, ids
+as written, words by their stems; alternatives; nothing stated by appending unrelated text."""
+
+from __future__ import annotations
+
+import pytest
+
+from simtenant.facts import fact_kind, missing_facts, names_a_record, states, states_fact
+
+
+@pytest.mark.parametrize(
+    ("text", "fact", "stated"),
+    [
+        # words, by stem and in a row
+        ("Damaged on arrival", "damaged", True),
+        ("The customer says it was damaging in transit", "damaged", True),
+        ("It arrived broken.", "damaged", False),
+        ("Laptop handed over to Amira", "hand over", True),
+        ("Laptop over handed", "hand over", False),
+        ("Laptop reassigned to Amira Haddad at the Dublin Office.", "Dublin office", True),
+        ("delivered_at is set", "delivered", False),  # a snake_case name is one word
+        ("Status: DELIVERED", "delivered", True),
+        ("The parcel is undelivered", "delivered", False),
+        # ids, as written, on word boundaries
+        ("see INC0001025 for details", "inc0001025", True),
+        ("see INC00010250", "INC0001025", False),
+        ("coupon SAVE200", "SAVE20", False),
+        ("mail alex.moreno@postbox.example today", "alex.moreno@postbox.example", True),
+        # numbers by value
+        ("Refunded $99.00", "99", True),
+        ("Refunded 100 dollars", "10", False),
+        ("total $1,250.00", "1250", True),
+        # dates in the forms people write
+        ("Orientation on Monday, September 28th", "2026-09-28", True),
+        ("Orientation on Sept. 28", "2026-09-28", True),
+        ("on the 28th of September", "2026-09-28", True),
+        ("due 9/28/2026", "2026-09-28", True),
+        ("starts 2026-09-28T16:00:00Z", "2026-09-28", True),
+        ("Sept. 28, 2025", "2026-09-28", False),  # another year written beside it
+        ("September 29", "2026-09-28", False),
+        # times
+        ("from 4 pm to 5 pm", "16:00", True),
+        ("at 4:00 p.m.", "16:00", True),
+        ("at 16:00 UTC", "16:00", True),
+        ("at 14pm", "16:00", False),
+        ("at 9:30 am", "09:30", True),
+    ],
+)
+def test_states_fact(text, fact, stated):
+    assert states_fact(text, fact) is stated
+
+
+def test_a_list_is_alternatives_and_missing_names_what_is_not_stated():
+    facts = ["INC0001025", ["Dublin", "LOC-003"], "Amira"]
+    assert states("Moved to LOC-003", ["Dublin", "LOC-003"])
+    assert missing_facts("INC0001025: the laptop went to Amira in Dublin", facts) == []
+    assert missing_facts("The laptop went to Amira", facts) == ["INC0001025", "Dublin or LOC-003"]
+
+
+def test_appended_unrelated_text_states_no_missing_fact():
+    short = "Customer changed their mind."
+    assert missing_facts(short, ["damaged"]) == missing_facts(short + " The weather was lovely today.", ["damaged"])
+
+
+@pytest.mark.parametrize(
+    ("fact", "kind"),
+    [("99.00", "number"), ("$1,250", "number"), ("2026-09-28", "date"), ("16:00", "time"), ("INC0001025", "id"),
+     ("a@b.example", "id"), ("Dublin office", "words")],
+)  # fmt: skip
+def test_fact_kinds(fact, kind):
+    assert fact_kind(fact) == kind
+
+
+def test_a_check_names_a_record_when_a_fact_is_an_id_or_a_number():
+    assert names_a_record(["delivered", ["ORD-1005", "order"]])
+    assert not names_a_record(["delivered", ["Jane"]])
