@@ -378,7 +378,9 @@ def validate(
     ] = None,
     json_output: JsonFlag = False,
 ) -> None:
-    """Prove every task: gold calls succeed, gold scores 1, the untouched world 0, replays identical."""
+    """Prove every task: gold calls succeed, gold scores 1, the untouched world 0, replays identical,
+    paraphrased free texts score 1 and texts missing a fact below 1 (reworded: paraphrased golds +
+    fact-missing texts played); assertions true before the agent acts must be guards."""
     names = world or list(worlds())
     chosen = [[get_task(n)] if "/" in n else list(get_world(n).tasks.values()) for n in names]
     reports = [validate_task(t) for tasks in chosen for t in tasks]
@@ -386,7 +388,17 @@ def validate(
         _print_json({"ok": all(r.ok for r in reports), "tasks": [r.to_dict() for r in reports]})
     else:
         table = Table(
-            "task", "gold", "shaped", "rubric", "assertions", "noop", "identical", "reworded", "ok", title="validate"
+            "task",
+            "gold",
+            "shaped",
+            "rubric",
+            "assertions",
+            "guards",
+            "noop",
+            "identical",
+            "reworded",
+            "ok",
+            title="validate",
         )
         for r in reports:
             table.add_row(
@@ -395,6 +407,7 @@ def validate(
                 _short(r.shaped_reward) or "-",
                 _short(r.rubric_reward) or "-",
                 _short(r.assertion_reward) or "-",
+                str(len(r.guards)) if r.guards else "-",
                 _short(r.noop_reward),
                 _short(r.identical_replays),
                 f"{r.paraphrases}+{r.missing}",

@@ -35,7 +35,7 @@ ACKNOWLEDGE = "Okay, thanks for letting me know."
 CLOSING = "No, that's everything from me. Thanks!"
 CONFIRM = "Yes, that's right."
 REPEAT = "As I said: {reveal}"
-SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|(?=\n)|$)")  # a line without a full stop is a sentence too
 QUESTION_OPENINGS = frozenset(
     "what which who whom whose when where why how can could would do does did is are was were should shall".split()
 )
@@ -103,6 +103,23 @@ def sentences(message: str) -> list[str]:
     return [s for s in (m.group().strip() for m in SENTENCE.finditer(message)) if s]
 
 
+BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+
+def asks(message: str) -> list[str]:
+    """The message's asking sentences; the items of a list that follows an asking line ending in ':'
+    ("Could you tell me:" then "- the serial number") ask too."""
+    found, listing = [], False
+    for sentence in sentences(message):
+        if listing and BULLET.match(sentence):
+            found.append(sentence)
+            continue
+        listing = asking(sentence) and sentence.rstrip().endswith(":")
+        if asking(sentence):
+            found.append(sentence)
+    return found
+
+
 def questions(message: str) -> list[str]:
     """The sentences that end with a question mark."""
     return [s for s in sentences(message) if s.endswith("?")]
@@ -133,7 +150,7 @@ def names(text: str, fact: Fact) -> bool:
 
 def asks_for(text: str, fact: Fact) -> bool:
     """Whether some asking sentence of ``text`` names the fact."""
-    return any(asking(s) and names(s, fact) for s in sentences(text))
+    return any(names(s, fact) for s in asks(text))
 
 
 def _states_value(sentence: str, fact: Fact) -> bool:
@@ -160,7 +177,7 @@ def respond(
     reveals: list[str] = []
     repeats: list[str] = []
     others: list[str] = []
-    for sentence in (s for s in sentences(message) if asking(s)):
+    for sentence in asks(message):
         answered = False
         for fact in facts:
             if not names(sentence, fact):
@@ -175,7 +192,7 @@ def respond(
             elif fact.key not in reply.redundant:
                 reply.redundant.append(fact.key)
                 repeats.append(REPEAT.format(reveal=fact.reveal.strip()))
-        if not answered:
+        if not answered and not sentence.rstrip().endswith(":"):  # a list's lead-in is answered by its items
             others.append(closing if _closing(sentence) else fallback)
     order = {fact.key: position for position, fact in enumerate(facts)}
     reply.revealed.sort(key=order.__getitem__)
@@ -190,13 +207,16 @@ INTENT = (*(f"{who} {modal}" for who in ("i", "we") for modal in MODALS), "let m
 CONDITIONS = ("if", "once", "before", "when", "after", "as soon as")
 
 
+PROGRESSIVE = re.compile(r" (?:i m|i am|we re|we are) (?:now )?\w+ing ")  # "I'm assigning it now"
+
+
 def reports(sentence: str) -> bool:
-    """Whether a sentence reports what is so: not a question, an intention ("I'll close it") or a
-    condition ("Once it is approved, …")."""
+    """Whether a sentence reports what is so: not a question, an intention ("I'll close it", "I'm
+    closing it") or a condition ("Once it is approved, …")."""
     words = normalize(sentence)
     if sentence.rstrip().endswith("?") or any(words.startswith(f" {word} ") for word in CONDITIONS):
         return False
-    return not any(f" {marker} " in words for marker in INTENT)
+    return not any(f" {marker} " in words for marker in INTENT) and not PROGRESSIVE.search(words)
 
 
 def tells(message: str, facts: list[Told]) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import yaml
@@ -36,6 +36,7 @@ class World:
     scope_query: str | None = None  # the organizations :actor may work in, to check the scope a task states
     offer: str = "tools"  # what agents are shown: "tools" (every connected tool) or "search" (api_search/api_fetch)
     _tasks: dict[str, Task] | None = field(default=None, repr=False)
+    _single: dict[str, Task] = field(default_factory=dict, repr=False)  # tasks read one by one (get_task)
 
     def __post_init__(self) -> None:
         self.schema = self.schema or self.name
@@ -46,7 +47,7 @@ class World:
         paths = [self.folder / name for name in self.policy_files]
         return "\n\n".join(p.read_text().strip() for p in paths if p.exists())
 
-    @property
+    @cached_property
     def tables(self) -> list[Table]:
         """The world's tables in foreign-key order: those of its services' schema modules."""
         modules = {f"simtenant.schema.{s}" for s in self.services}
@@ -127,10 +128,17 @@ def get_task(task_id: str) -> Task:
     if not TASK_ID.match(task_id):
         raise NotFound(f"{task_id!r} is not a task id (world/name)", error="unknown_task")
     world = get_world(task_id.split("/", 1)[0])
-    try:
-        return world.tasks[task_id]
-    except KeyError:
-        raise NotFound(f"unknown task {task_id!r}; see `simtenant tasks {world.name}`", error="unknown_task") from None
+    if world._tasks is not None:
+        if task_id in world._tasks:
+            return world._tasks[task_id]
+    else:  # read only this task's file: another task's broken file does not stop this one
+        if task_id not in world._single:
+            path = world.folder / "tasks" / f"{task_id.split('/', 1)[1]}.yaml"
+            if path.is_file():
+                world._single[task_id] = load_task(world.name, path)
+        if task_id in world._single:
+            return world._single[task_id]
+    raise NotFound(f"unknown task {task_id!r}; see `simtenant tasks {world.name}`", error="unknown_task")
 
 
 def all_tasks() -> list[Task]:

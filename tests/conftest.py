@@ -71,3 +71,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         if tally:
             per_world = ", ".join(f"{world} {count}" for world, count in sorted(tally.items()))
             terminalreporter.write_line(f"{module}: {sum(tally.values())} {what} ({per_world})")
+    caught = getattr(sys.modules.get("test_mutation") or sys.modules.get("tests.test_mutation"), "CAUGHT", None)
+    if caught:
+        rates = ", ".join(f"{world} {c}/{n} = {c / n:.1%}" for world, (c, n) in sorted(caught.items()))
+        terminalreporter.write_line(f"test_mutation: mutants caught ({rates})")

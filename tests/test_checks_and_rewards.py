@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from simtenant.facts import states_fact
 from simtenant.grader import grade
 from simtenant.grader.checks import RecordedCall, run_check
 from simtenant.grader.match import call_matches, matches
 from simtenant.grader.rewards import ShapedTracker
-from simtenant.facts import states_fact
 from simtenant.task import (
     AnswerCheck,
     BeforeCheck,

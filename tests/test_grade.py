@@ -160,7 +160,10 @@ def test_gold_cache_is_keyed_by_task_and_snapshot_hash(snap, world_rows):
     ("gold", "message"),
     [
         (
-            [GoldCall(tool="orders_process_refund", args={"order_id": "ORD-9999", "amount": 1.0, "reason": "x"}), FINISH],
+            [
+                GoldCall(tool="orders_process_refund", args={"order_id": "ORD-9999", "amount": 1.0, "reason": "x"}),
+                FINISH,
+            ],
             "gold call 1 (orders_process_refund) failed: not_found",
         ),
         (

@@ -159,3 +159,16 @@ def test_tells_needs_every_fact_in_reporting_sentences():
     assert not tells("I'll resolve INC0001028 next.", facts)
     assert not tells("INC0001028 is still open.", facts)
     assert not tells("Anything else?", [])
+
+
+def test_a_question_asked_as_a_list_is_answered_item_by_item():
+    serial = Fact("serial", "SN-1", "It is SN-1.", ("serial",))
+    owner = Fact("owner", "Grace", "Grace owns it.", ("owner", "who owns"))
+    message = "Before I register it, could you tell me:\n- its serial number\n- who its owner should be"
+    reply = respond(message, [serial, owner])
+    assert (reply.revealed, reply.text) == (["serial", "owner"], "It is SN-1. Grace owns it.")
+
+
+def test_a_report_written_as_a_list_without_full_stops_is_a_report():
+    assert tells("Done:\n- INC0001020 reassigned to Priya\n- note added", ["INC0001020", "Priya"])
+    assert not tells("INC0001032 created, I'm assigning it to Kofi now", ["INC0001032", "assigned"])

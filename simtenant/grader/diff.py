@@ -28,6 +28,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,7 @@ class _TableSpec:
     foreign: dict[str, str]  # column -> referenced table (single-column keys)
 
     @classmethod
+    @cache
     def of(cls, table: Table) -> _TableSpec:
         pk = [c.name for c in table.primary_key.columns]
         surrogate = "id_format" in table.info or (len(pk) == 1 and isinstance(table.c[pk[0]].type, Integer))

@@ -181,8 +181,19 @@ class _Cells:
     other: set[str]  # every other string value of the rows the gold wrote (names, ids, titles kept exact)
 
 
+_CELLS: dict[tuple[str, str, str], _Cells] = {}
+
+
 def _written_cells(task: Task, gold: Path) -> _Cells:
-    """The values of every row the gold wrote, sorted by how they are graded."""
+    """The values of every row the gold wrote, sorted by how they are graded (a gold never changes
+    once placed, so they are read once per process)."""
+    key = (task.id, task.hash, str(gold))
+    if key not in _CELLS:
+        _CELLS[key] = _read_written_cells(task, gold)
+    return _CELLS[key]
+
+
+def _read_written_cells(task: Task, gold: Path) -> _Cells:
     world = get_world(task.world)
     connection = sqlite3.connect(f"file:{gold}?mode=ro", uri=True)
     found = _Cells([], [], set())

@@ -33,7 +33,7 @@ from ..tools.api import parts
 from ..world import World, get_world
 from .diff import TextGrading, diff_databases
 from .gold import ArgPath, drop_path, free_texts, get_path, gold_database, parse_path, set_path, variants, writes
-from .grade import grade
+from .grade import GradeResult, grade
 from .match import call_matches
 
 UNRELATED = "Lorem ipsum dolor sit amet, consectetur adipiscing elit."
@@ -399,13 +399,17 @@ def _said(path: Path) -> tuple[str | None, str | None, list[str]]:
     return status, answer, messages
 
 
-def _differs(task: Task, episode: Path, snapshot: Path) -> bool:
+def _differs(task: Task, episode: Path, snapshot: Path, graded: GradeResult) -> bool:
     """Whether the episode's outcome differs from every accepted gold (rows exactly, the ending, and
-    the answer and messages where the task's checks read them)."""
+    the answer and messages where the task's checks read them). Exact text is stricter than facts: when
+    the grade found no gold whose rows match, none matches exactly either."""
+    if not graded.db_match:
+        return True
     world = get_world(task.world)
     unread = _read_only(task)
     status, answer, messages = _said(episode)
-    for index in range(len(variants(task))):
+    count = len(variants(task))
+    for index in [graded.gold_variant, *(i for i in range(count) if i != graded.gold_variant)]:
         gold = gold_database(task, snapshot, index)
         if not diff_databases(gold, episode, world.tables, base=snapshot, text=TextGrading("exact")).match:
             continue
@@ -432,8 +436,9 @@ def mutate(task: Task) -> TaskMutations:
             path = Path(tmp) / f"variant-{number}.db"
             with Episode.start(task, path, snapshot=snapshot) as episode:
                 outcomes = play(episode, variant.calls)
-            differs = _differs(task, path, snapshot)
-            reward = grade(path, None, task).reward
+            graded = grade(path, None, task)
+            differs = _differs(task, path, snapshot, graded)
+            reward = graded.reward
             played = not variant.benign or (
                 all(o.ok for o in outcomes) and (variant.kind == "paraphrase" or not differs)
             )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import Annotated, Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, create_model
@@ -41,7 +42,8 @@ class Tool:
         return self.service == "harness"
 
     def json_schema(self) -> dict[str, Any]:
-        return self.schema if self.schema is not None else _strip_titles(self.arguments.model_json_schema())
+        """The published arguments (shared: read it, do not change it)."""
+        return self.schema if self.schema is not None else _arguments_schema(self.arguments)
 
     def openai(self) -> dict[str, Any]:
         return {
@@ -107,6 +109,11 @@ def tools_of(services: Iterable[str]) -> list[Tool]:
     order = {service: position for position, service in enumerate(services)}
     found = [t for t in REGISTRY.values() if t.service in order]
     return sorted(found, key=lambda t: order[t.service])  # stable: registration order within a service
+
+
+@cache
+def _arguments_schema(arguments: type[BaseModel]) -> dict[str, Any]:
+    return _strip_titles(arguments.model_json_schema())  # pydantic builds it anew on every call: slow
 
 
 def _strip_titles(schema: Any) -> Any:
