@@ -6,11 +6,11 @@ term. A fact given as a list is stated by any of its alternatives. How a fact is
 - a **number** ("99", "$1,250.00", "20%") matches a number of the same value on number
   boundaries: "99" matches "$99.00"; "10" matches neither "100" nor "2010" nor "SAVE10";
 - an **ISO date** (2026-09-28) matches that date as people write it: 2026-09-28, 2026/9/28,
-  September 28th, Sept. 28, 28 Sep, the 28th of September, 9/28 or 9/28/2026 (a different year
-  written beside it does not match);
+  September 28th, Sept. 28, 28 Sep, the 28th of September, 9/28 or 9/28/2026, and 28/09 where the
+  day cannot be a month (a different year written beside it does not match);
 - a **time** (16:00) matches 16:00, 4 pm, 4:00 p.m. (and 4 o'clock only as 4 pm or 16:00);
-- an **id** or anything else with a digit or an @ (INC0001025, AUS-LT-0160, SAVE20, an e-mail
-  address) matches as written, ignoring case, on word boundaries: SAVE20 is not in SAVE200;
+- an **id** — one token with a digit or an @ (INC0001025, AUS-LT-0160, SAVE20, an e-mail
+  address) — matches as written, ignoring case, on word boundaries: SAVE20 is not in SAVE200;
 - **words** match on their stems (Snowball's English stemmer), ignoring case and punctuation:
   "damaged" is stated by "damage" or "Damaging"; a phrase by its words in a row ("handed over"
   states "hand over", but not "over handed").
@@ -57,9 +57,9 @@ def fact_kind(fact: str) -> str:
         return "date"
     if TIME_FACT.match(fact):
         return "time"
-    if re.search(r"[\d@]", fact):
+    if re.search(r"[\d@]", fact) and len(fact.split()) == 1:
         return "id"
-    return "words"
+    return "words"  # several words, digits among them ("Service Desk 5"), match as words
 
 
 def names_a_record(facts: list[Fact]) -> bool:
@@ -93,6 +93,8 @@ def _date_pattern(fact: str) -> re.Pattern[str]:
         rf"(?:the\s+)?{day_re}\s+(?:of\s+)?{month_re}(?![a-z]){other_year}",
         rf"0?{month}/0?{day}(?:/(?:{year}|{year % 100:02d}))?(?![\d/])",
     ]
+    if day > 12:  # 28/09 cannot be read as a month first
+        forms.append(rf"{day}[/.]0?{month}(?:[/.](?:{year}|{year % 100:02d}))?(?![\d/])")
     return re.compile(r"(?<![\w/.-])(?:" + "|".join(forms) + ")", re.IGNORECASE)
 
 

@@ -39,31 +39,10 @@ SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|(?=\n)|$)")  # a line without a full 
 QUESTION_OPENINGS = frozenset(
     "what which who whom whose when where why how can could would do does did is are was were should shall".split()
 )
-REQUESTS = (
-    "please",
-    "let me know",
-    "let us know",
-    "tell me",
-    "tell us",
-    "i need",
-    "we need",
-    "i ll need",
-    "we ll need",
-    "i will need",
-    "we will need",
-    "i d need",
-    "i would need",
-    "need to know",
-    "i d like to know",
-    "i would like to know",
-    "wondering",
-    "confirm",
-    "send me",
-    "send us",
-    "share",
-    "provide",
-    "advise",
-    "kindly",
+REQUEST = re.compile(  # a request for information inside a sentence, on normalized words
+    r" (?:please|kindly|let (?:me|us) know|tell (?:me|us)|send (?:me|us)|give (?:me|us)|share|provide|advise"
+    r"|confirm|wondering|need to know|(?:i|we)(?: still| also| just)?(?: ll| will| would| d)? need"
+    r"|(?:i|we)(?: d| would) like to know|(?:could|can|would|will) you) "
 )
 NOT_REQUESTS = ("please note", "please find", "please see", "please be aware", "please feel free", "hesitate")
 CLOSINGS = (
@@ -135,7 +114,7 @@ def asking(sentence: str) -> bool:
         return True
     if any(f" {phrase} " in words for phrase in NOT_REQUESTS):
         return False
-    return any(f" {phrase} " in words for phrase in REQUESTS)
+    return REQUEST.search(words) is not None
 
 
 def names(text: str, fact: Fact) -> bool:
@@ -202,8 +181,10 @@ def respond(
     return reply
 
 
-MODALS = ("ll", "will", "am going to", "m going to", "are going to", "re going to", "can", "could", "would", "d")
-INTENT = (*(f"{who} {modal}" for who in ("i", "we") for modal in MODALS), "let me", "let us", "shall i", "about to")
+INTENT = re.compile(  # "I'll close it", "we are going to", "let me": an intention; "I can't" is not one
+    r" (?:(?:i|we) (?:ll|will|can|could|would|d|am going to|m going to|are going to|re going to)(?! t | not )"
+    r"|let me|let us|shall i|about to) "
+)
 CONDITIONS = ("if", "once", "before", "when", "after", "as soon as")
 
 
@@ -216,7 +197,7 @@ def reports(sentence: str) -> bool:
     words = normalize(sentence)
     if sentence.rstrip().endswith("?") or any(words.startswith(f" {word} ") for word in CONDITIONS):
         return False
-    return not any(f" {marker} " in words for marker in INTENT) and not PROGRESSIVE.search(words)
+    return not INTENT.search(words) and not PROGRESSIVE.search(words)
 
 
 def tells(message: str, facts: list[Told]) -> bool:

@@ -53,8 +53,9 @@ class TextSpec(Model):
 class GoldCall(Call):
     """A gold call, with how its free texts are graded (``text``, by argument path such as
     ``note`` or ``body.text``) and the other values it would be as right to write (``accept``:
-    argument path -> alternatives; each alternative is another gold, and an episode is graded
-    against the gold it comes closest to)."""
+    argument path -> alternatives, ``*`` for complete argument sets when several arguments change
+    together; each alternative is another gold, and an episode is graded against the gold it comes
+    closest to)."""
 
     text: dict[str, TextSpec] = {}
     accept: dict[str, list[Any]] = {}

@@ -172,3 +172,9 @@ def test_a_question_asked_as_a_list_is_answered_item_by_item():
 def test_a_report_written_as_a_list_without_full_stops_is_a_report():
     assert tells("Done:\n- INC0001020 reassigned to Priya\n- note added", ["INC0001020", "Priya"])
     assert not tells("INC0001032 created, I'm assigning it to Kofi now", ["INC0001032", "assigned"])
+
+
+def test_what_the_agent_cannot_do_is_a_report_not_an_intention():
+    assert reports("I can't unlock her account: her identity is not verified.")
+    assert reports("I could not approve REQ0000001.")
+    assert not reports("I can unlock it once she is verified.")

@@ -27,6 +27,7 @@ from ..world import get_world
 from .diff import CellKey
 
 MAX_VARIANTS = 32
+WHOLE = "*"  # an accept path naming the call's whole arguments: alternatives are complete argument sets
 MESSAGE_TOOLS = {"send_message_to_user": "message"}  # harness tools whose argument is said to a person
 
 ArgPath = tuple[str | int, ...]
@@ -85,7 +86,7 @@ def variants(task: Task) -> list[list[Call]]:
     choices: list[tuple[int, ArgPath, list[Any]]] = []
     for index, call in enumerate(task.gold):
         for path, alternatives in call.accept.items():
-            parsed = parse_path(path)
+            parsed = () if path == WHOLE else parse_path(path)
             try:
                 own = get_path(call.args, parsed)
             except KeyError:

@@ -75,5 +75,5 @@ class AcctPayment(Base):
     amount: Mapped[float] = mapped_column(Float)
     paid_on: Mapped[str] = mapped_column(String)
     method: Mapped[str] = mapped_column(String)
-    reference: Mapped[str | None] = mapped_column(String)
+    reference: Mapped[str | None] = mapped_column(String, info=TEXT)  # "CHK 10577" or "check no. 10577"
     recorded_by: Mapped[str] = mapped_column(String)
