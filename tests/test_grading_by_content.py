@@ -200,3 +200,9 @@ def test_text_match_modes_facts_exact_and_judge_without_a_judge(tmp_path):
 
 def test_gold_calls_take_text_and_accept_and_replays_do_not():
     assert GoldCall(tool="x", args={}, text={"a": {"paraphrases": ["p"]}}, accept={"b": [1]}).accept == {"b": [1]}
+
+
+def test_two_texts_of_one_gold_call_can_each_prove_their_facts():
+    task = get_task("itsm/cab-change-end-to-end")
+    call = next(c for c in task.gold if len([s for s in c.text.values() if s.missing]) > 1)
+    assert validate_task(task).ok and call is not None

@@ -177,7 +177,9 @@ def _wording_problems(task: Task, texts: list[FreeText], work: Path, report: Tas
     for text, spec in specs:
         for number, value in enumerate(spec.missing):
             result = grade(
-                _play(task, _with_text(task, text, value), work / f"missing-{text.call}-{number}.db"), None, task
+                _play(task, _with_text(task, text, value), work / f"missing-{text.call}-{text.path}-{number}.db"),
+                None,
+                task,
             )
             report.missing += 1
             if result.reward >= 1.0:
