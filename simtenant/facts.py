@@ -93,6 +93,12 @@ def _date_pattern(fact: str) -> re.Pattern[str]:
         rf"(?:the\s+)?{day_re}\s+(?:of\s+)?{month_re}(?![a-z]){other_year}",
         rf"0?{month}/0?{day}(?:/(?:{year}|{year % 100:02d}))?(?![\d/])",
     ]
+    to = r"\s*(?:-|–|to|through|and|&)\s*"
+    forms += [  # either end of a range: "Oct 13-14", "13-14 October", "October 13 and 14"
+        rf"{month_re}\s+\d{{1,2}}(?:st|nd|rd|th)?{to}{day_re}(?!\d){other_year}",
+        rf"\d{{1,2}}(?:st|nd|rd|th)?{to}{day_re}\s+(?:of\s+)?{month_re}(?![a-z]){other_year}",
+        rf"{day_re}{to}\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{month_re}(?![a-z]){other_year}",
+    ]
     if day > 12:  # 28/09 cannot be read as a month first
         forms.append(rf"{day}[/.]0?{month}(?:[/.](?:{year}|{year % 100:02d}))?(?![\d/])")
     return re.compile(r"(?<![\w/.-])(?:" + "|".join(forms) + ")", re.IGNORECASE)
@@ -104,7 +110,12 @@ def _time_pattern(fact: str) -> re.Pattern[str]:
     half = hour % 12 or 12
     suffix = r"p\.?\s?m\.?" if hour >= 12 else r"a\.?\s?m\.?"
     minutes = rf"(?::{minute:02d})?" if minute == 0 else rf":{minute:02d}"
-    forms = [rf"0?{hour}:{minute:02d}(?!\d)", rf"{half}{minutes}\s*{suffix}"]
+    forms = [
+        rf"0?{hour}:{minute:02d}(?!\d)",
+        rf"{half}{minutes}\s*{suffix}",
+        # the start of a range whose end carries the am/pm: "from 4:00 to 4:30 pm", "4-5pm"
+        rf"{half}{minutes}\s*(?:-|–|to|until|till)\s*\d{{1,2}}(?::\d{{2}})?\s*{suffix}",
+    ]
     return re.compile(r"(?<![\d:])(?:" + "|".join(forms) + ")", re.IGNORECASE)
 
 

@@ -10,8 +10,8 @@ matched on word stems ("vehicle" matches "vehicles"); the reply is scripted:
   the fact's own reveal text (two facts that share it, answered at once, say it once);
 - an asking sentence about a fact the agent already has (given up front or revealed before) is a
   question asked again, answered "As I said: …" and counted as redundant — unless it states the
-  fact itself ("Would you like the 24 panes cleaned outside only?"): that is a confirmation,
-  answered "Yes, that's right.";
+  fact itself ("Is it the 24 panes, then?": a confirmation, answered "Yes, that's right.") or asks
+  for something new beside it ("How many days will you need it for the concrete?": context);
 - a closing question ("Anything else?", "Is there anything else I can do?") gets a closing reply;
 - any other asking sentence gets a reply that the party does not know;
 - a message that asks nothing is acknowledged, and reveals nothing, whatever words it contains;
@@ -157,15 +157,16 @@ def respond(
     repeats: list[str] = []
     others: list[str] = []
     for sentence in asks(message):
-        answered = False
-        for fact in facts:
-            if not names(sentence, fact):
-                continue
-            answered = True
+        named = [fact for fact in facts if names(sentence, fact)]
+        answered = bool(named)
+        asks_new = any(not fact.known for fact in named)
+        for fact in named:
             if not fact.known:
                 if fact.key not in reply.revealed:
                     reply.revealed.append(fact.key)
                     reveals.append(fact.reveal)
+            elif asks_new:
+                continue  # context for the new question ("How many days for the concrete?"), not asked again
             elif _states_value(sentence, fact):
                 others.append(CONFIRM)
             elif fact.key not in reply.redundant:

@@ -74,3 +74,19 @@ def test_fact_kinds(fact, kind):
 def test_a_check_names_a_record_when_a_fact_is_an_id_or_a_number():
     assert names_a_record(["delivered", ["ORD-1005", "order"]])
     assert not names_a_record(["delivered", ["Jane"]])
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("course on Oct 13-14", "2026-10-14"),
+        ("course on Oct 13-14", "2026-10-13"),
+        ("13-14 October", "2026-10-14"),
+        ("October 13 and 14", "2026-10-14"),
+        ("due 30/09/2026", "2026-09-30"),
+        ("from 4:00 to 4:30 pm UTC", "16:00"),
+        ("4-5pm", "16:00"),
+    ],
+)
+def test_ranges_state_both_ends(text, fact):
+    assert states_fact(text, fact)

@@ -247,8 +247,9 @@ def free_texts(task: Task, gold: Path, calls: list[Call] | None = None) -> list[
             dotted = ".".join(str(p) for p in path)
             if not text:
                 continue
-            if path == (said_arg,):
-                found.append(FreeText(index, dotted, value, (), True))
+            said = path == (said_arg,)
+            if said and not any(cell_value.strip() == text and graded for _, cell_value, graded in cells.text):
+                found.append(FreeText(index, dotted, value, (), True))  # said to a person, graded by checks
                 continue
             if dotted in specs:
                 inner = tuple(cell for cell, cell_value in cells.inner if cell_value.strip() == text)
@@ -260,7 +261,7 @@ def free_texts(task: Task, gold: Path, calls: list[Call] | None = None) -> list[
             holding = [(cell, graded) for cell, cell_value, graded in cells.text if cell_value.strip() == text]
             if not holding and " " in text:  # a tool may frame the text (a prefix, a quote)
                 holding = [(cell, graded) for cell, cell_value, graded in cells.text if text in cell_value]
-            if holding:
+            if holding:  # written into the world (a final report kept in a table too): graded by its facts
                 graded_cells = tuple(cell for cell, graded in holding if graded)
                 found.append(FreeText(index, dotted, value, graded_cells, not graded_cells))
     return found
