@@ -182,27 +182,31 @@ def respond(
     return reply
 
 
-INTENT = re.compile(  # "I'll close it", "we are going to", "let me": an intention; "I can't" is not one
-    r" (?:(?:i|we) (?:ll|will|can|could|would|d|am going to|m going to|are going to|re going to)(?! t | not )"
-    r"|let me|let us|shall i|about to) "
-)
+INTENT = re.compile(  # a clause that opens with an intention: "I'll close it", "let me", "I'm closing it now"
+    r"^ (?:(?:ok|okay|so|now|next|then|and|also|first|great|sure) )*"
+    r"(?:(?:i|we) (?:ll|will|can|could|would|d|am going to|m going to|are going to|re going to)(?! t | not )"
+    r"|let me|let us|shall i|about to|(?:i m|i am|we re|we are) (?:now |just )?\w+ing )"
+)  # "I can't" is not an intention; "the numbers I'm giving you" does not open its clause
 CONDITIONS = ("if", "once", "before", "when", "after", "as soon as")
+CLAUSE = re.compile(r"[,;:](?=\s)|[–—]|\s-\s")  # not inside 22:00 or 7,800
 
 
-PROGRESSIVE = re.compile(r" (?:i m|i am|we re|we are) (?:now )?\w+ing ")  # "I'm assigning it now"
+def reported(sentence: str) -> list[str]:
+    """The clauses of a sentence that report what is so: none of a question or of a sentence opened
+    by a condition ("Once it is approved, …"), and not a clause that opens with an intention ("I'll
+    close it", "…, I'm assigning it now")."""
+    if sentence.rstrip().endswith("?") or any(normalize(sentence).startswith(f" {w} ") for w in CONDITIONS):
+        return []
+    return [clause for clause in CLAUSE.split(sentence) if not INTENT.search(normalize(clause))]
 
 
 def reports(sentence: str) -> bool:
-    """Whether a sentence reports what is so: not a question, an intention ("I'll close it", "I'm
-    closing it") or a condition ("Once it is approved, …")."""
-    words = normalize(sentence)
-    if sentence.rstrip().endswith("?") or any(words.startswith(f" {word} ") for word in CONDITIONS):
-        return False
-    return not INTENT.search(words) and not PROGRESSIVE.search(words)
+    """Whether the whole sentence reports what is so (every clause of it)."""
+    return len(reported(sentence)) == len(CLAUSE.split(sentence))
 
 
 def tells(message: str, facts: list[Told]) -> bool:
-    """Whether the reporting sentences of ``message`` (not its questions, intentions or conditions)
-    state every one of ``facts``."""
-    statements = " ".join(s for s in sentences(message) if reports(s))
+    """Whether what ``message`` reports (not its questions, intentions or conditions) states every
+    one of ``facts``."""
+    statements = "\n".join(clause for s in sentences(message) for clause in reported(s))
     return bool(facts) and not missing_facts(statements, facts)

@@ -259,7 +259,8 @@ def free_texts(task: Task, gold: Path, calls: list[Call] | None = None) -> list[
             if text in cells.other:
                 continue
             holding = [(cell, graded) for cell, cell_value, graded in cells.text if cell_value.strip() == text]
-            if not holding and " " in text:  # a tool may frame the text (a prefix, a quote)
+            if not holding and " " in text and not any(text in other for other in cells.other):
+                # a tool may frame the text (a prefix, a quote); a value kept exact elsewhere is not free text
                 holding = [(cell, graded) for cell, cell_value, graded in cells.text if text in cell_value]
             if holding:  # written into the world (a final report kept in a table too): graded by its facts
                 graded_cells = tuple(cell for cell, graded in holding if graded)
