@@ -142,8 +142,13 @@ def states_fact(text: str | None, fact: str) -> bool:
     if kind == "id":
         words = r"\s+".join(re.escape(part) for part in fact.split())
         return re.search(rf"(?<!\w){words}(?!\w)", text, flags=re.IGNORECASE) is not None
-    wanted = stems(fact)
-    return bool(wanted) and _in_order(wanted, stems(text))
+    words = stems(text)
+    # a phrase is stated by its snake_case name too ("fix in progress" by fix_in_progress), and back
+    for form in {fact, fact.replace("_", " "), "_".join(fact.split())}:
+        wanted = stems(form)
+        if wanted and _in_order(wanted, words):
+            return True
+    return False
 
 
 def states(text: str | None, fact: Fact) -> bool:

@@ -12,6 +12,8 @@ matched on word stems ("vehicle" matches "vehicles"); the reply is scripted:
   question asked again, answered "As I said: …" and counted as redundant — unless it states the
   fact itself ("Is it the 24 panes, then?": a confirmation, answered "Yes, that's right.") or asks
   for something new beside it ("How many days will you need it for the concrete?": context);
+- a question for permission ("Shall I go ahead?") asks about the plan the message lays out: it
+  reveals what the whole message names;
 - a closing question ("Anything else?", "Is there anything else I can do?") gets a closing reply;
 - any other asking sentence gets a reply that the party does not know;
 - a message that asks nothing is acknowledged, and reveals nothing, whatever words it contains;
@@ -45,6 +47,11 @@ REQUEST = re.compile(  # a request for information inside a sentence, on normali
     r"|(?:i|we)(?: d| would) like to know|(?:could|can|would|will) you) "
 )
 NOT_REQUESTS = ("please note", "please find", "please see", "please be aware", "please feel free", "hesitate")
+PERMISSION = re.compile(
+    r" (?:(?:shall|should|may|can|could) (?:i|we) (?:go ahead|proceed|do (?:that|this|it|so))"
+    r"|(?:shall|should|may|can) (?:i|we) |do you want me to|would you like me to|go ahead|proceed"
+    r"|is (?:that|this|it) (?:ok|okay|alright|fine)|sounds? (?:good|ok|okay)|ok with (?:that|this)) "
+)
 CLOSINGS = (
     "anything else",
     "any other question",
@@ -156,8 +163,12 @@ def respond(
     reveals: list[str] = []
     repeats: list[str] = []
     others: list[str] = []
+    proposal = " ".join(sentences(message))
     for sentence in asks(message):
-        named = [fact for fact in facts if names(sentence, fact)]
+        # "Shall I go ahead?" after a plan asks about the plan: the message's facts are what it names
+        named = [
+            fact for fact in facts if names(proposal if PERMISSION.search(normalize(sentence)) else sentence, fact)
+        ]
         answered = bool(named)
         asks_new = any(not fact.known for fact in named)
         for fact in named:

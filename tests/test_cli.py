@@ -5,6 +5,7 @@ Every run writes under tmp_path (``--out`` or ``--runs-dir``), never in the repo
 
 from __future__ import annotations
 
+import copy
 import json
 import sqlite3
 from pathlib import Path
@@ -39,7 +40,7 @@ def stdout_json(result: Any) -> Any:
 
 
 def gold_actions(task_id: str = REFUND, **refund_args: Any) -> list[dict[str, Any]]:
-    actions = [{"tool": call.tool, "args": call.args} for call in get_task(task_id).gold]
+    actions = [{"tool": call.tool, "args": copy.deepcopy(call.args)} for call in get_task(task_id).gold]
     for action in actions:
         if action["tool"] == "orders_process_refund":
             action["args"] = {**action["args"], **refund_args}

@@ -6,6 +6,7 @@ are forked, so the workers inherit them.
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -269,7 +270,7 @@ def test_the_llm_agent_with_its_options_and_its_infra_failure(tmp_path):
 
 
 def test_report_shows_every_task_and_the_failed_episodes_diff(tmp_path):
-    actions = [{"tool": call.tool, "args": call.args} for call in get_task(REFUND).gold]
+    actions = [{"tool": call.tool, "args": copy.deepcopy(call.args)} for call in get_task(REFUND).gold]
     for action in actions:
         if action["tool"] == "orders_process_refund":
             action["args"]["amount"] = 45.0

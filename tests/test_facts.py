@@ -90,3 +90,9 @@ def test_a_check_names_a_record_when_a_fact_is_an_id_or_a_number():
 )
 def test_ranges_state_both_ends(text, fact):
     assert states_fact(text, fact)
+
+
+def test_a_phrase_is_stated_by_its_snake_case_name_and_back():
+    assert states_fact("PRB0000107 is now fix_in_progress", "fix in progress")
+    assert states_fact("moved to fix in progress", "fix_in_progress")
+    assert not states_fact("delivered_at is set", "delivered")

@@ -8,7 +8,6 @@ import pytest
 from simtenant.responder import (
     ACKNOWLEDGE,
     CLOSING,
-    CONFIRM,
     FALLBACK,
     Fact,
     asking,
@@ -178,3 +177,10 @@ def test_what_the_agent_cannot_do_is_a_report_not_an_intention():
     assert reports("I can't unlock her account: her identity is not verified.")
     assert reports("I could not approve REQ0000001.")
     assert not reports("I can unlock it once she is verified.")
+
+
+def test_a_question_for_permission_asks_about_the_plan_the_message_lays_out():
+    decision = Fact("decision", "yes", "Yes, go ahead.", ("grant", "agent role"))
+    message = "Kira has no role there. I propose:\n1. grant her the agent role\n2. assign the ticket\nShall I go ahead?"
+    assert respond(message, [decision]).revealed == ["decision"]
+    assert respond("Kira has no role there; I could grant her the agent role.", [decision]).revealed == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..base import CELLS, Base
+from ..base import CELLS, IGNORE, Base
 
 
 class SheetSpreadsheet(Base):
@@ -40,5 +40,6 @@ class SheetRow(Base):
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
     worksheet_id: Mapped[str] = mapped_column(ForeignKey("sheet_worksheets.id"), index=True)
-    row_number: Mapped[int] = mapped_column(Integer)
+    # which of two appended rows came first is the order of the calls, not the outcome
+    row_number: Mapped[int] = mapped_column(Integer, info=IGNORE)
     cells: Mapped[str] = mapped_column(Text, info=CELLS)
