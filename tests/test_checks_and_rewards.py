@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from simtenant.facts import states_fact
 from simtenant.grader import grade
 from simtenant.grader.checks import RecordedCall, run_check
 from simtenant.grader.match import call_matches, matches
@@ -77,40 +76,6 @@ def play(start_episode):
 
 
 # --- facts in answers ----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("answer", "fact", "stated"),
-    [
-        ("Refunded 100 dollars", "10", False),
-        ("customer since 2010", "10", False),
-        ("about 10.5 units", "10", False),
-        ("exactly 10.", "10", True),
-        ("the 99th order", "99", False),
-        ("Refunded $99.00 today", "99", True),
-        ("refunded 99", "99.00", True),
-        ("refunded 99.", "99.00", True),
-        ("overbilled by 99.01", "99.00", False),
-        ("paid 148.50 instead of 247.50", "$148.50", True),
-        ("total 247.50!", "247.5", True),
-        ("total 1000", "1,000", True),
-        ("total 1,000", "1000", True),
-        ("total $1,000.00", "1000", True),
-        ("SAVE20 was added", "20", False),
-        ("20% off the list price", "20%", True),
-        ("", "0", False),
-        ("The parcel is undelivered", "delivered", False),
-        ("Status: DELIVERED", "delivered", True),
-        ("It was delivered.", "delivered", True),
-        ("delivered_at is set", "delivered", False),
-        ("coupon save20 was added", "SAVE20", True),
-        ("coupon SAVE200", "SAVE20", False),
-        ("it was not\n  delivered", "not delivered", True),
-        ("", "delivered", False),
-    ],
-)
-def test_states_fact(answer, fact, stated):
-    assert states_fact(answer, fact) is stated
 
 
 @pytest.mark.parametrize(

@@ -69,16 +69,16 @@ def drop_path(args: dict[str, Any], path: ArgPath) -> dict[str, Any]:
     return {**args, head: drop_path(args[head], path[1:])}  # type: ignore[index]
 
 
-def strings(value: Any, path: ArgPath = ()) -> Iterator[tuple[ArgPath, str]]:
-    """Every string inside ``value``, with its path."""
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
+def leaves(value: Any, path: ArgPath = ()) -> Iterator[tuple[ArgPath, Any]]:
+    """Every value inside ``value`` that is not a list or an object, with its path."""
+    if isinstance(value, dict):
         for key, item in value.items():
-            yield from strings(item, (*path, key))
+            yield from leaves(item, (*path, key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from strings(item, (*path, index))
+            yield from leaves(item, (*path, index))
+    else:
+        yield path, value
 
 
 def variants(task: Task) -> list[list[Call]]:
@@ -242,7 +242,9 @@ def free_texts(task: Task, gold: Path, calls: list[Call] | None = None) -> list[
         if said_arg is None and not writes(task, call):
             continue
         specs = task.gold[index].text if index < len(task.gold) else {}
-        for path, value in strings(call.args):
+        for path, value in leaves(call.args):
+            if not isinstance(value, str):
+                continue
             text = value.strip()
             dotted = ".".join(str(p) for p in path)
             if not text:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import sqlite3
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import cache
@@ -32,7 +31,18 @@ from ..task import AnswerCheck, BeforeCheck, Call, NoDuplicatesCheck, Task, Told
 from ..tools.api import parts
 from ..world import World, get_world
 from .diff import TextGrading, diff_databases
-from .gold import ArgPath, drop_path, free_texts, get_path, gold_database, parse_path, set_path, variants, writes
+from .gold import (
+    ArgPath,
+    drop_path,
+    free_texts,
+    get_path,
+    gold_database,
+    leaves,
+    parse_path,
+    set_path,
+    variants,
+    writes,
+)
 from .grade import GradeResult, grade
 from .match import call_matches
 
@@ -92,17 +102,6 @@ class TaskMutations:
     @property
     def benign_failures(self) -> list[Outcome]:
         return [o for o in self.benign if o.reward < 1.0]
-
-
-def _leaves(value: Any, path: ArgPath = ()) -> Iterator[tuple[ArgPath, Any]]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _leaves(item, (*path, index))
-    else:
-        yield path, value
 
 
 def _dotted(path: ArgPath) -> str:
@@ -225,7 +224,7 @@ def variants_of(task: Task) -> list[Variant]:
     gold = gold_database(task, snapshot)
     ids = _id_index(task.world, snapshot)
     calls = [Call(tool=c.tool, args=c.args) for c in task.gold]
-    named = {v for call in calls for _, v in _leaves(call.args) if isinstance(v, str)}
+    named = {v for call in calls for _, v in leaves(call.args) if isinstance(v, str)}
     texts = {(t.call, t.path): t for t in free_texts(task, gold)}
     unread = _read_only(task)
     found: list[Variant] = []
@@ -238,7 +237,7 @@ def variants_of(task: Task) -> list[Variant]:
         if not writes(task, call) and said is None:
             continue
         name, schema, where = _schema_of(world, call)
-        for path, value in _leaves(call.args):
+        for path, value in leaves(call.args):
             dotted = _dotted(path)
             if call.tool == "api_fetch" and path and path[0] == "endpoint":
                 continue
@@ -339,7 +338,7 @@ def _optional_value(prop: dict[str, Any]) -> Any:
 
 def _extra_write(call: Call, ids: dict[str, list[str]], named: set[str]) -> tuple[Call, str] | None:
     """The same write made again for another existing record (its first id swapped)."""
-    for path, value in _leaves(call.args):
+    for path, value in leaves(call.args):
         if isinstance(value, str) and (path[0] != "endpoint"):
             other = _other_id(ids, value, named)
             if other is not None and not EMAIL.match(value):
@@ -386,7 +385,7 @@ def _benign_variants(task: Task, world: World, calls: list[Call]) -> list[Varian
 
 def _records(call: Call) -> set[str]:
     """The ids a call names (its strings that look like record ids)."""
-    return {v for _, v in _leaves(call.args) if isinstance(v, str) and ID_LIKE.match(v)}
+    return {v for _, v in leaves(call.args) if isinstance(v, str) and ID_LIKE.match(v)}
 
 
 def _said(path: Path) -> tuple[str | None, str | None, list[str]]:
