@@ -224,9 +224,9 @@ class OperatorFact(Model):
 class Operator(Model):
     """The person the agent works for in this task, reached through ``send_message_to_user``.
 
-    ``opening`` is their request; ``facts`` are private until asked for; when an agent message
-    tells them every fact of ``done_when`` (in a statement, not a question; same matching as answer
-    facts) they confirm and say ###STOP###, ending the episode.
+    ``opening`` is their request; ``facts`` are private until asked for; once the agent's messages
+    have told them every fact of ``done_when`` (in statements, not questions or intentions; same
+    matching as answer facts) they confirm and say ###STOP###, ending the episode.
     """
 
     persona: str

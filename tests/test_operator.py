@@ -84,3 +84,11 @@ def test_told_user_checks_read_the_agent_messages(tmp_path):
     missing = ToldUserCheck(kind="told_user", name="amount", facts=["99.00"])
     result = run_check(missing, episode.path, None, [])
     assert not result.passed and "99.00" in result.detail
+
+
+def test_the_outcome_told_over_several_messages_ends_the_episode(tmp_path):
+    with start(tmp_path) as episode:
+        first = episode.call("send_message_to_user", {"message": "About ORD-1005: I checked the order."})
+        assert not first.result["reply"].endswith("###STOP###")
+        done = episode.call("send_message_to_user", {"message": "It is refunded now."})
+        assert done.result["reply"].endswith("###STOP###") and episode.done

@@ -43,8 +43,9 @@ def send_message_to_user(
         history = ctx.session.execute(select(MessageRecord.role, MessageRecord.content).order_by(MessageRecord.seq))
         reply = model.reply(operator, facts, [(role, content) for role, content in history], message)
         text, done = reply.text, STOP in reply.text
-    else:
-        done = tells(message, operator.done_when)
+    else:  # done once everything the agent has reported, in this message or before, tells the outcome
+        before = ctx.session.scalars(select(MessageRecord.content).where(MessageRecord.role == "agent"))
+        done = tells("\n".join([*before, message]), operator.done_when)
         closing = "No, that's all. Let me know once it's done, please."
         reply = respond(message, facts, closing=closing)
         text = f"Thanks, that's everything I needed. {STOP}" if done else reply.text
