@@ -195,7 +195,9 @@ class Assertion(Model):
     """A statement about the final database, scored for partial credit (AutomationBench's kinds).
 
     ``where`` picks rows of ``table``: each column equals a value, or matches a condition —
-    ``{contains: text}`` (case-insensitive), ``{in: [...]}``, ``{not: value}``, ``{null: true|false}``.
+    ``{contains: text}`` (case-insensitive), ``{states: [facts]}`` (the text states every fact, matched
+    as answer facts are: numbers by value, dates as written, words by stem), ``{in: [...]}``,
+    ``{not: value}``, ``{null: true|false}``.
     ``exists``: some row matches; ``not_exists``: none does; ``count``: exactly ``expect`` rows match;
     ``equals``: exactly one row matches and its ``column`` equals ``value`` (or matches a condition).
     A ``guard`` holds in the untouched world and guards what the agent could break (a record it must

@@ -146,3 +146,16 @@ def test_values_are_bound_never_spliced(tmp_path):
     )
     result = grade(run(task, "oracle", tmp_path / "e.db"), task=task)
     assert not by_name(result)["inject"].holds
+
+
+def test_an_assertion_can_ask_a_text_to_state_facts(tmp_path):
+    task = with_assertions(
+        [{"name": "reason-states", "kind": "exists", "table": "refunds",
+          "where": {"order_id": "ORD-1005", "reason": {"states": [["damaged", "broken"], "SKU-445"]}}}]
+    )  # fmt: skip
+    calls = tmp_path / "calls.json"
+    for reason, holds in {"SKU-445 arrived broken": True, "Damage to sku-445": True, "Arrived broken": False}.items():
+        args = {"order_id": "ORD-1005", "amount": 49.99, "reason": reason}
+        calls.write_text(json.dumps([{"tool": "orders_process_refund", "args": args}]))
+        path = run(task, "replay", tmp_path / f"{len(reason)}.db", actions=calls)
+        assert by_name(grade(path, task=task))["reason-states"].holds is holds, reason

@@ -18,9 +18,10 @@ from typing import Any
 from sqlalchemy import Table
 
 from ..errors import TaskError
+from ..facts import missing_facts
 from ..task import Assertion
 
-CONDITIONS = {"contains", "in", "not", "null"}
+CONDITIONS = {"contains", "in", "not", "null", "states"}
 
 
 @dataclass(frozen=True)
@@ -65,12 +66,19 @@ def _condition(table: Table, column: str, expected: Any) -> tuple[str, list[Any]
 
 def _matching(database: sqlite3.Connection, table: Table, where: dict[str, Any]) -> list[sqlite3.Row]:
     clauses, parameters = ["1 = 1"], []
+    stated: dict[str, list[Any]] = {}  # column -> facts its text must state (checked here, not in SQL)
     for column, expected in where.items():
+        if isinstance(expected, dict) and set(expected) == {"states"}:
+            _column(table, column)
+            facts = expected["states"]
+            stated[column] = facts if isinstance(facts, list) else [facts]
+            continue
         clause, values = _condition(table, column, expected)
         clauses.append(clause)
         parameters += values
     query = f'SELECT * FROM "{table.name}" WHERE {" AND ".join(clauses)}'
-    return database.execute(query, parameters).fetchall()
+    rows = database.execute(query, parameters).fetchall()
+    return [r for r in rows if all(not missing_facts(r[c], facts) for c, facts in stated.items())]
 
 
 def holds(assertion: Assertion, database: sqlite3.Connection, tables: dict[str, Table]) -> tuple[bool, str]:

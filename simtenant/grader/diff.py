@@ -134,11 +134,16 @@ class _TableSpec:
             for c in table.columns
             if c.info.get("grade", "exact") != "ignore" and not (surrogate and c.name in pk)
         }
-        foreign = {}
+        foreign = {c.name: c.info["refers_to"] for c in table.columns if "refers_to" in c.info}
         for fk in table.foreign_key_constraints:
             if len(fk.columns) == 1:
                 foreign[fk.column_keys[0]] = fk.referred_table.name
         return cls(table, [c.name for c in table.columns], pk, graded, surrogate, foreign)
+
+    @property
+    def self_refs(self) -> list[str]:
+        """Columns holding a key of another row of the same table (a parent, a thread's first message)."""
+        return [column for column, referred in self.foreign.items() if referred == self.table.name]
 
     def key_text(self, key: Key) -> str:
         return "/".join(str(v) for v in key)
@@ -302,6 +307,12 @@ def _diff_table(
     expected = _fetch(connection, spec, "exp", ordered)
     actual = {k: _translate(spec, row, aligned) for k, row in _fetch(connection, spec, "main", ordered).items()}
     name = spec.table.name
+    created_expected = [k for k in ordered if k in expected and k not in base]
+    created_actual = [k for k in ordered if k in actual and k not in base]
+    pairs = _pair_created(spec, expected, actual, created_expected, created_actual, text)
+    aligned[name] = {key: pairs.get(key) for key in created_actual}
+    if spec.self_refs:  # now the table's own created rows are paired, references among them can be followed
+        actual = {k: _translate(spec, row, aligned, own=True) for k, row in actual.items()}
 
     for key in (k for k in ordered if k in base):
         e, a = expected.get(key), actual.get(key)
@@ -317,18 +328,18 @@ def _diff_table(
             result.expected += 1
             result.achieved += 1
 
-    created_expected = [k for k in ordered if k in expected and k not in base]
-    created_actual = [k for k in ordered if k in actual and k not in base]
-    pairs = _align_created(spec, expected, actual, created_expected, created_actual, result, text)
-    aligned[name] = {key: pairs.get(key) for key in created_actual}
+    _compare_created(spec, expected, actual, created_expected, created_actual, pairs, result, text)
 
 
-def _translate(spec: _TableSpec, row: Row, aligned: dict[str, dict[Key, Key | None]]) -> Row:
-    """Point the row's foreign keys at the expected database's ids of created rows.
+def _translate(spec: _TableSpec, row: Row, aligned: dict[str, dict[Key, Key | None]], own: bool = False) -> Row:
+    """Point the row's foreign keys at the expected database's ids of created rows: those into other
+    tables, or (``own``) those into its own table, once its created rows are paired.
 
     A key of a created row that has no partner cannot equal any expected id, whatever its value.
     """
     for column, referred in spec.foreign.items():
+        if (referred == spec.table.name) != own:
+            continue
         mapping = aligned.get(referred)
         if mapping and (row[column],) in mapping:
             target = mapping[(row[column],)]
@@ -358,19 +369,17 @@ def _compare_existing(
             result.unexpected += 1
 
 
-def _align_created(
+def _pair_created(
     spec: _TableSpec,
     expected: dict[Key, Row],
     actual: dict[Key, Row],
     created_expected: list[Key],
     created_actual: list[Key],
-    result: DiffResult,
     text: TextGrading,
 ) -> dict[Key, Key]:
-    """Pair created rows by content; report what cannot be paired. Returns actual key → expected key."""
-    name = spec.table.name
-    columns = list(spec.graded)
-    result.expected += len(created_expected)
+    """Pair created rows by content: actual key → expected key. References to the table's own rows
+    are left out of the pairing (they are followed once the rows are paired)."""
+    columns = [c for c in spec.graded if c not in spec.self_refs]
 
     def agreement(e: Key, a: Key) -> int:
         return sum(spec.compare(text, e, c, None, expected[e][c], actual[a][c], final=False) is None for c in columns)
@@ -392,6 +401,23 @@ def _align_created(
         if score * 2 < len(columns) or a in pairs or e in pairs.values():
             continue
         pairs[a] = e
+    return pairs
+
+
+def _compare_created(
+    spec: _TableSpec,
+    expected: dict[Key, Row],
+    actual: dict[Key, Row],
+    created_expected: list[Key],
+    created_actual: list[Key],
+    pairs: dict[Key, Key],
+    result: DiffResult,
+    text: TextGrading,
+) -> None:
+    """Report the differences of paired created rows, and the rows that have no partner."""
+    name = spec.table.name
+    columns = list(spec.graded)
+    result.expected += len(created_expected)
     for a, e in sorted(pairs.items(), key=lambda p: repr(p[1])):
         matched = 0
         for column in columns:
@@ -412,4 +438,3 @@ def _align_created(
         if a not in pairs:
             result.differences.append(Difference(name, spec.key_text(a), None, None, actual[a], "unexpected_row"))
             result.unexpected += 1
-    return pairs

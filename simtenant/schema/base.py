@@ -12,6 +12,10 @@ SQLite needs them). Grading semantics live on each column's ``info``:
   gives facts for is graded by its facts);
 * ``{"grade": "ignore"}`` — never compared.
 
+A column that holds another row's key without a foreign key (a mail's thread) says which table in
+``info={"refers_to": "mail_messages"}``: the row diff follows it to the row it names, as it follows
+foreign keys, so rows created in another order still match.
+
 Tables whose names start with ``_`` belong to the harness and are never graded; a world table
 that is a by-product of others (an audit trail) says ``info={"graded": False}`` and is left out of
 the row diff too (task checks may still query it).

@@ -25,6 +25,15 @@ def finish(ctx: ToolContext, answer: Annotated[str, Field(description="Your fina
     return {"finished": True}
 
 
+IDENTITY = "_identity"  # who the operator is: any operator says so when asked (not a fact any task grades)
+
+
+def _identity(persona: str, known: set[str]) -> Fact:
+    name = persona.strip().split(",")[0].split(".")[0].strip()
+    triggers = ("who are you", "your name", "who am i speaking", "who is this", "identify yourself", "are you")
+    return Fact(IDENTITY, name, f"This is {name}.", triggers, known=IDENTITY in known)
+
+
 @tool("harness", "POST", "/message-user")
 def send_message_to_user(
     ctx: ToolContext, message: Annotated[Text, Field(description="Your message to the person you work for")]
@@ -38,6 +47,7 @@ def send_message_to_user(
     said = ctx.session.scalars(select(MessageRecord.revealed).where(MessageRecord.role == "user"))
     known = {key for revealed in said if revealed for key in revealed}
     facts = [Fact(f.key, f.value, f.reveal, tuple(f.triggers), known=f.key in known) for f in operator.facts]
+    facts.append(_identity(operator.persona, known))
     model = getattr(ctx.episode, "operator_model", None)  # a chat model playing the operator, if any
     if model is not None:
         history = ctx.session.execute(select(MessageRecord.role, MessageRecord.content).order_by(MessageRecord.seq))

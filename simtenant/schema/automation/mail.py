@@ -26,7 +26,9 @@ class MailMessage(Base):
     cc_addresses: Mapped[str] = mapped_column(String, default="")
     subject: Mapped[str] = mapped_column(String, info=TEXT)
     body: Mapped[str] = mapped_column(Text, info=TEXT)
-    thread_id: Mapped[str] = mapped_column(String, index=True)
-    in_reply_to: Mapped[str | None] = mapped_column(String)
+    # keys of other messages, kept without a constraint (a thread starts with its own id): the diff
+    # follows them to the rows they name, so messages sent in another order still match
+    thread_id: Mapped[str] = mapped_column(String, index=True, info={"refers_to": "mail_messages"})
+    in_reply_to: Mapped[str | None] = mapped_column(String, info={"refers_to": "mail_messages"})
     sent_at: Mapped[str] = mapped_column(String)
     read: Mapped[bool] = mapped_column(Boolean, default=False)
