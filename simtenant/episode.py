@@ -21,7 +21,7 @@ from .grader.rewards import ShapedTracker
 from .schema.harness import EpisodeRecord
 from .task import Task
 from .tools import Tool, canonical_json, dispatch
-from .tools.dispatch import Outcome
+from .tools.engine.dispatch import Outcome
 from .world import World, get_world
 
 

@@ -15,7 +15,7 @@ from .errors import NotFound
 from .schema import Base, metadata
 from .task import RubricComponent, Task, load_task
 from .tools import Tool, tools_of
-from .tools.api import API, app_of, fetch_schema, is_endpoint
+from .tools.engine.search import API, app_of, fetch_schema, is_endpoint
 
 SEEDS = Path(__file__).parent / "seeds"
 TASK_ID = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*$")
@@ -49,9 +49,9 @@ class World:
 
     @cached_property
     def tables(self) -> list[Table]:
-        """The world's tables in foreign-key order: those of its services' schema modules."""
-        modules = {f"simtenant.schema.{s}" for s in self.services}
-        owned = {m.local_table.name for m in Base.registry.mappers if m.class_.__module__ in modules}
+        """The world's tables in foreign-key order: those of its schema package (``simtenant.schema.<schema>``)."""
+        package = f"simtenant.schema.{self.schema}."
+        owned = {m.local_table.name for m in Base.registry.mappers if m.class_.__module__.startswith(package)}
         return [t for t in metadata.sorted_tables if t.name in owned]
 
     @property

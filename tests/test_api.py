@@ -10,7 +10,7 @@ from support import ok, sweep_task
 
 from simtenant.episode import Episode
 from simtenant.task import Task
-from simtenant.tools.api import is_endpoint, parts
+from simtenant.tools.engine.search import is_endpoint, parts
 from simtenant.world import get_world
 
 WORLD = get_world("automation")

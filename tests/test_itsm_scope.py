@@ -23,7 +23,7 @@ from sqlalchemy import event
 
 from simtenant.episode import Episode
 from simtenant.task import Task
-from simtenant.tools.dispatch import Outcome
+from simtenant.tools.engine.dispatch import Outcome
 from simtenant.world import get_world
 
 WORLD = get_world("itsm")

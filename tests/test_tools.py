@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from simtenant.agents import oracle
 from simtenant.errors import Conflict
-from simtenant.schema.orders import Refund
+from simtenant.schema.commerce.orders import Refund
 from simtenant.tools import canonical_json
 from simtenant.world import get_world
 

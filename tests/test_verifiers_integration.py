@@ -22,7 +22,7 @@ from pydantic import create_model
 
 from simtenant.errors import InvalidArgument, NotFound, SimtenantError
 from simtenant.integrations import verifiers as st
-from simtenant.tools.registry import _strip_titles
+from simtenant.tools.engine.registry import _strip_titles
 from simtenant.world import get_task, get_world
 
 REFUND = "commerce/refund-damaged-item"

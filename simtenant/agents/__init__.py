@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from ..episode import Episode
 from ..errors import InvalidArgument
 from ..task import Call
-from ..tools.dispatch import Outcome
+from ..tools.engine.dispatch import Outcome
 from . import llm as llm_agent
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgument, SimtenantError
-from ..tools.dispatch import Outcome
+from ..tools.engine.dispatch import Outcome
 
 if TYPE_CHECKING:
     from ..episode import Episode

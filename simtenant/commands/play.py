@@ -38,7 +38,7 @@ from ..episode import Episode
 from ..grader import grade
 from ..grader.grade import check_reward_mode
 from ..task import Task
-from ..tools.dispatch import Outcome
+from ..tools.engine.dispatch import Outcome
 from ..world import World, get_task
 
 USER_TOOL = "send_message_to_user"

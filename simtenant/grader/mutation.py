@@ -28,7 +28,7 @@ from typing import Any
 from .. import seeds
 from ..facts import states
 from ..task import AnswerCheck, BeforeCheck, Call, NoDuplicatesCheck, Task, ToldUserCheck
-from ..tools.api import parts
+from ..tools.engine.search import parts
 from ..world import World, get_world
 from .diff import TextGrading, diff_databases
 from .gold import (

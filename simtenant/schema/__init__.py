@@ -1,19 +1,8 @@
-"""ORM models of every service, one module per service, on one shared Base."""
+"""ORM models: the engine's base and harness tables, then one package per world, a module per service."""
 
-from . import automation, harness, homeservices, inventory, itsm, orders, users
+from . import automation, commerce, harness, homeservices, itsm
 from .base import Base, is_harness_table
 
 metadata = Base.metadata
 
-__all__ = [
-    "Base",
-    "automation",
-    "harness",
-    "homeservices",
-    "inventory",
-    "is_harness_table",
-    "itsm",
-    "metadata",
-    "orders",
-    "users",
-]
+__all__ = ["Base", "automation", "commerce", "harness", "homeservices", "is_harness_table", "itsm", "metadata"]

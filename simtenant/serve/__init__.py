@@ -24,7 +24,7 @@ from ..errors import Conflict, SimtenantError
 from ..grader import GradeResult, grade
 from ..task import Task
 from ..tools import Tool
-from ..tools.dispatch import Outcome
+from ..tools.engine.dispatch import Outcome
 from ..world import get_world
 
 # Starting an episode and grading one build cached files (snapshots, templates, gold databases) whose

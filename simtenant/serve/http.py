@@ -29,7 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import Conflict, InvalidArgument, NotFound, SimtenantError
 from ..tools import Tool
-from ..tools.dispatch import Outcome
+from ..tools.engine.dispatch import Outcome
 from ..world import get_task, worlds
 from . import BearerToken, LiveEpisode, catalogue, serve_forever
 

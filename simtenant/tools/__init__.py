@@ -1,24 +1,24 @@
-"""Tools: the registry, the dispatcher, and one module per service."""
+"""Tools: the engine's machinery (``engine``: registry, dispatcher, harness tools, search), then one
+package per world, a module per service."""
 
-from . import api, automation, harness, homeservices, inventory, itsm, orders, users
-from .dispatch import ToolContext, canonical_json, dispatch, row_dict
-from .registry import REGISTRY, Tool, tool, tools_of
+from . import automation, commerce, homeservices, itsm
+from .engine import harness, search
+from .engine.dispatch import ToolContext, canonical_json, dispatch, row_dict
+from .engine.registry import REGISTRY, Tool, tool, tools_of
 
 __all__ = [
     "REGISTRY",
     "Tool",
     "ToolContext",
-    "api",
     "automation",
     "canonical_json",
+    "commerce",
     "dispatch",
     "harness",
     "homeservices",
-    "inventory",
     "itsm",
-    "orders",
     "row_dict",
+    "search",
     "tool",
     "tools_of",
-    "users",
 ]

@@ -12,8 +12,8 @@ from sqlalchemy import func, or_, select
 
 from ...errors import Conflict, Forbidden, InvalidArgument, NotFound
 from ...schema.automation.calendar import CalAttendee, CalEvent
-from ..dispatch import ToolContext, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, row_dict
+from ..engine.registry import Text, tool
 from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
 
 SERVICE = "automation.calendar"

@@ -11,8 +11,8 @@ from sqlalchemy import or_, select
 from ...errors import Conflict, Forbidden, InvalidArgument, NotFound
 from ...schema.automation.chat import ChatChannel, ChatMember, ChatMessage
 from ...schema.automation.mail import COMPANY_DOMAIN
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import Email, Page, PerPage, containing, me, where_given
 
 SERVICE = "automation.chat"

@@ -9,7 +9,7 @@ from pydantic import Field
 from sqlalchemy import Select, func
 
 from ...errors import Forbidden, InvalidArgument
-from ..dispatch import ToolContext
+from ..engine.dispatch import ToolContext
 
 Page = Annotated[int, Field(ge=1, description="Page number, from 1")]
 PerPage = Annotated[int, Field(ge=1, le=100, description="Rows per page, at most 100")]

@@ -17,8 +17,8 @@ from ...schema.automation.crm import (
     CrmDeal,
     CrmNote,
 )
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
 
 SERVICE = "automation.crm"

@@ -11,8 +11,8 @@ from sqlalchemy import desc, or_, select
 
 from ...errors import Conflict, InvalidArgument
 from ...schema.automation.helpdesk import TICKET_PRIORITIES, TICKET_STATUSES, HdComment, HdTicket
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
 
 SERVICE = "automation.helpdesk"

@@ -18,8 +18,8 @@ from ...schema.automation.hr import (
     HrEmployee,
     HrTimeOff,
 )
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
 
 SERVICE = "automation.hr"

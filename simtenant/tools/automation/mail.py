@@ -12,8 +12,8 @@ from sqlalchemy import func, or_, select
 from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.automation.hr import HrEmployee
 from ...schema.automation.mail import COMPANY_DOMAIN, FOLDERS, MailMessage
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import Email, Page, PerPage, containing, me, where_given
 
 SERVICE = "automation.mail"

@@ -19,8 +19,8 @@ from ...schema.automation.projects import (
     PrjProject,
     PrjTask,
 )
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
 
 SERVICE = "automation.projects"

@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 
 from ...errors import Conflict, InvalidArgument
 from ...schema.automation.sheets import SheetRow, SheetSpreadsheet, SheetWorksheet
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import Email, Page, PerPage, containing, me, where_given
 
 SERVICE = "automation.sheets"

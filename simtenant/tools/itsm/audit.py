@@ -8,8 +8,8 @@ from pydantic import Field
 from sqlalchemy import select
 
 from ...schema.itsm.audit import AuditEntry
-from ..dispatch import ToolContext, paged
-from ..registry import tool
+from ..engine.dispatch import ToolContext, paged
+from ..engine.registry import tool
 from .common import InOrg, Page, PerPage, matching, scoped
 
 

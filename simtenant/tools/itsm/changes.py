@@ -22,8 +22,8 @@ from ...schema.itsm.changes import (
 )
 from ...schema.itsm.cmdb import ConfigurationItem
 from ...schema.itsm.identity import GroupMember, SysUser, UserGroup
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import (
     InOrg,
     OrgId,

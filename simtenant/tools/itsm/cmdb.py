@@ -16,8 +16,8 @@ from sqlalchemy import func, or_, select
 from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.itsm.cmdb import CI_CLASSES, CI_STATUSES, RELATIONS, CIRelationship, ConfigurationItem
 from ...schema.itsm.identity import Location, SysUser
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import (
     InOrg,
     OrgId,

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from ...errors import Conflict, Forbidden, InvalidArgument, NotFound
 from ...schema.itsm.audit import AuditEntry
 from ...schema.itsm.identity import Organization, Permission, RolePermission, SysUser, UserRole
-from ..dispatch import ToolContext
+from ..engine.dispatch import ToolContext
 
 T = TypeVar("T")
 

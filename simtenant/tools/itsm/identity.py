@@ -28,8 +28,8 @@ from ...schema.itsm.identity import (
     UserRole,
 )
 from ...schema.itsm.incidents import Incident, IncidentWorkNote
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import (
     RESOURCES,
     InOrg,

@@ -26,8 +26,8 @@ from ...schema.itsm.incidents import (
 from ...schema.itsm.knowledge import IncidentKnowledge, KnowledgeArticle
 from ...schema.itsm.services import Service, ServiceOffering
 from ...schema.itsm.sla import IncidentSLA, SLADefinition
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import (
     InOrg,
     Page,

@@ -17,8 +17,8 @@ from ...schema.itsm.knowledge import (
     IncidentKnowledge,
     KnowledgeArticle,
 )
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import (
     InOrg,
     OrgId,

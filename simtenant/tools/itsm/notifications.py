@@ -17,8 +17,8 @@ from ...schema.itsm.knowledge import KnowledgeArticle
 from ...schema.itsm.notifications import CHANNELS, Notification
 from ...schema.itsm.problems import Problem
 from ...schema.itsm.services import CatalogRequest, Service
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import (
     InOrg,
     Page,

@@ -14,8 +14,8 @@ from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.itsm.identity import SysUser, UserGroup
 from ...schema.itsm.incidents import Incident
 from ...schema.itsm.problems import PROBLEM_STATUSES, Problem, ProblemIncident
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import (
     InOrg,
     OrgId,

@@ -14,8 +14,8 @@ from ...schema.itsm.identity import SysUser, UserGroup
 from ...schema.itsm.incidents import CATEGORIES, INCIDENT_STATUSES, Incident
 from ...schema.itsm.notifications import Notification
 from ...schema.itsm.sla import STAGES, IncidentSLA, SLADefinition
-from ..dispatch import ToolContext
-from ..registry import tool
+from ..engine.dispatch import ToolContext
+from ..engine.registry import tool
 from .common import InOrg, scoped
 
 IncidentStatus = Literal[INCIDENT_STATUSES]  # type: ignore[valid-type]

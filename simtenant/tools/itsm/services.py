@@ -23,8 +23,8 @@ from ...schema.itsm.services import (
     Service,
     ServiceOffering,
 )
-from ..dispatch import ToolContext, paged, row_dict
-from ..registry import Text, tool
+from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.registry import Text, tool
 from .common import (
     InOrg,
     Page,

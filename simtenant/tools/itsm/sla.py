@@ -11,8 +11,8 @@ from sqlalchemy import select
 
 from ...errors import Conflict
 from ...schema.itsm.sla import STAGES, SLADefinition
-from ..dispatch import ToolContext, row_dict
-from ..registry import tool
+from ..engine.dispatch import ToolContext, row_dict
+from ..engine.registry import tool
 from .common import InOrg, require, scoped
 from .incidents import OPEN_STATUSES, IncidentNumber, clocks_of, incident_in_scope, start_clock
 

@@ -9,9 +9,9 @@ from typing import Annotated, Any
 from pydantic import Field
 from sqlalchemy import select
 
-from ..errors import NotFound
-from ..responder import Fact, respond, tells
-from ..schema.harness import MessageRecord
+from ...errors import NotFound
+from ...responder import Fact, respond, tells
+from ...schema.harness import MessageRecord
 from .dispatch import ToolContext
 from .registry import Text, tool
 

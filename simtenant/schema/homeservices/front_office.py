@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, CheckConstraint, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .base import PRESENT, TEXT, Base, enum_check
+from ..base import PRESENT, TEXT, Base, enum_check
 
 TRADES = (
     "towing",

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..errors import Forbidden, InvalidArgument, NotFound
+from ...errors import Forbidden, InvalidArgument, NotFound
 from .dispatch import ToolContext, invoke
 from .registry import REGISTRY, Text, Tool, tool
 

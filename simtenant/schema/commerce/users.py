@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .base import Base, enum_check
+from ..base import Base, enum_check
 
 USER_TIERS = ("standard", "gold", "platinum")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Boolean, CheckConstraint, Float, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .base import TEXT, Base, enum_check
+from ..base import TEXT, Base, enum_check
 
 ORDER_STATUSES = ("pending", "processing", "shipped", "delivered", "cancelled", "returned")
 ORDER_TRANSITIONS: dict[str, tuple[str, ...]] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 
-from ..errors import InvalidArgument
+from ...errors import InvalidArgument
 
 
 def to_decimal(value: float) -> Decimal:

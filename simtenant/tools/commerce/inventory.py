@@ -7,10 +7,10 @@ from typing import Annotated, Any
 from pydantic import Field
 from sqlalchemy import select
 
-from ..errors import Conflict, InvalidArgument
-from ..schema.inventory import PriceChange, Product
-from .dispatch import ToolContext, row_dict
-from .registry import tool
+from ...errors import Conflict, InvalidArgument
+from ...schema.commerce.inventory import PriceChange, Product
+from ..engine.dispatch import ToolContext, row_dict
+from ..engine.registry import tool
 
 Sku = Annotated[str, Field(description="The product SKU, e.g. SKU-445")]
 

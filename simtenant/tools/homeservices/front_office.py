@@ -12,9 +12,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
 
-from ..errors import Conflict, Forbidden, InvalidArgument, NotFound
-from ..responder import Fact, respond
-from ..schema.homeservices import (
+from ...errors import Conflict, Forbidden, InvalidArgument, NotFound
+from ...responder import Fact, respond
+from ...schema.homeservices.front_office import (
     LEAD_STATUSES,
     Business,
     Lead,
@@ -26,9 +26,9 @@ from ..schema.homeservices import (
     Report,
     ServiceArea,
 )
-from .dispatch import ToolContext, row_dict
-from .money import cents
-from .registry import Text, tool
+from ..engine.dispatch import ToolContext, row_dict
+from ..engine.money import cents
+from ..engine.registry import Text, tool
 
 LeadId = Annotated[str, Field(description="The lead id, as read_inbox lists it")]
 LeadStatus = Literal[LEAD_STATUSES]  # type: ignore[valid-type]

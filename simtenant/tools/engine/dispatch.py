@@ -18,12 +18,12 @@ from sqlalchemy import Select, func, inspect, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from ..errors import Conflict, Forbidden, InvalidArgument, NotFound, SimtenantError
-from ..schema.harness import CallRecord, EpisodeRecord, SequenceRecord
-from ..task import utc_text
+from ...errors import Conflict, Forbidden, InvalidArgument, NotFound, SimtenantError
+from ...schema.harness import CallRecord, EpisodeRecord, SequenceRecord
+from ...task import utc_text
 
 if TYPE_CHECKING:
-    from ..episode import Episode
+    from ...episode import Episode
     from .registry import Tool
 
 

@@ -7,12 +7,12 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 from sqlalchemy import select
 
-from ..errors import Conflict
-from ..schema.orders import ORDER_STATUSES, ORDER_TRANSITIONS, Coupon, Order, OrderCoupon, OrderItem, Refund
-from ..schema.users import User
-from .dispatch import ToolContext, row_dict
-from .money import cents, total
-from .registry import Text, tool
+from ...errors import Conflict
+from ...schema.commerce.orders import ORDER_STATUSES, ORDER_TRANSITIONS, Coupon, Order, OrderCoupon, OrderItem, Refund
+from ...schema.commerce.users import User
+from ..engine.dispatch import ToolContext, row_dict
+from ..engine.money import cents, total
+from ..engine.registry import Text, tool
 
 OrderId = Annotated[str, Field(description="The order id, e.g. ORD-1005")]
 OrderStatus = Literal[ORDER_STATUSES]  # type: ignore[valid-type]

@@ -7,10 +7,10 @@ from typing import Annotated, Any
 from pydantic import Field
 from sqlalchemy import func, select
 
-from ..errors import Conflict, InvalidArgument, NotFound
-from ..schema.users import USER_TIERS, User
-from .dispatch import ToolContext, row_dict
-from .registry import tool
+from ...errors import Conflict, InvalidArgument, NotFound
+from ...schema.commerce.users import USER_TIERS, User
+from ..engine.dispatch import ToolContext, row_dict
+from ..engine.registry import tool
 
 WRITABLE_FIELDS = ("name", "email", "phone", "address", "tier")
 
