@@ -15,7 +15,8 @@ from support import rows
 from typer.testing import CliRunner
 
 from simtenant.agents import run
-from simtenant.agents.llm import ChatClient, Endpoint, EndpointFailure, read_report, report_path
+from simtenant.agents.chat import ChatClient, Endpoint, EndpointFailure
+from simtenant.agents.llm import read_report, report_path
 from simtenant.cli import app
 from simtenant.grader import grade
 from simtenant.task import Operator, OperatorFact, Task

@@ -19,7 +19,7 @@ from ..errors import SimtenantError
 from ..responder import Fact, Reply, normalize, respond
 from ..task import Operator
 from ..tools.engine.harness import STOP
-from .llm import ChatClient, Endpoint, EndpointFailure
+from .chat import ChatClient, Endpoint, EndpointFailure
 
 INSTRUCTIONS = """You play a person who asked an assistant (an AI agent) for help with some work. Stay in \
 character throughout.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ValidationError
 from sqlalchemy import Select, func, inspect, select
@@ -23,8 +23,25 @@ from ...schema.harness import CallRecord, EpisodeRecord, SequenceRecord
 from ...task import utc_text
 
 if TYPE_CHECKING:
-    from ...episode import Episode
+    from ...task import Task
     from .registry import Tool
+
+
+class Served(Protocol):
+    """The episode a call runs in, as the dispatcher and the tools see it (``simtenant.episode.Episode``
+    is the one every door uses): its session, clock, identity, tools, task and progress."""
+
+    session: Session
+    now: datetime
+    actor: str | None
+    task: Task
+    tools: dict[str, Tool]
+    done: bool
+    calls: int
+
+    def connected(self, tool: Tool) -> bool: ...
+
+    def step_reward(self, outcome: Outcome) -> float | None: ...
 
 
 def canonical_json(value: Any) -> str:
@@ -39,7 +56,7 @@ class ToolContext:
     session: Session
     now: datetime
     actor: str | None
-    episode: Episode
+    episode: Served
     finished: bool = False  # set by finish(): the episode ends when this call commits
 
     @property
@@ -109,7 +126,7 @@ def _validation_message(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def dispatch(episode: Episode, name: str, args: Any) -> Outcome:
+def dispatch(episode: Served, name: str, args: Any) -> Outcome:
     """Run one call in one transaction and record it; never raises for bad input."""
     args = _as_json_object(args)
     session = episode.session
@@ -156,7 +173,7 @@ def _as_json_object(args: Any) -> dict[str, Any]:
     return args if isinstance(args, dict) else {"__invalid__": args}
 
 
-def _run(episode: Episode, context: ToolContext, name: str, args: dict[str, Any]) -> Any:
+def _run(episode: Served, context: ToolContext, name: str, args: dict[str, Any]) -> Any:
     tool = episode.tools.get(name)
     if tool is None:
         raise NotFound(f"unknown tool {name!r}", error="unknown_tool")
