@@ -7,8 +7,8 @@ import json
 from typer.testing import CliRunner
 
 from simtenant import seeds
-from simtenant.bench import InMemoryWorld, Workload
 from simtenant.cli import app
+from simtenant.evaluation.bench import InMemoryWorld, Workload
 from simtenant.world import get_world
 
 FIGURES = ("reset", "read_call", "write_call", "grade")

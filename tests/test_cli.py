@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from simtenant import cli
 from simtenant.cli import app
 from simtenant.grader.validate import TaskValidation
 from simtenant.world import all_tasks, get_task
@@ -493,7 +492,9 @@ def test_error_message_with_brackets_is_printed_verbatim(tmp_path, name):
 
 
 def test_validate_json_with_an_invalid_task_prints_one_report(monkeypatch):
-    monkeypatch.setattr(cli, "validate_task", lambda task: TaskValidation(task.id, problems=["injected"]))
+    monkeypatch.setattr(
+        "simtenant.cli.proofs.validate_task", lambda task: TaskValidation(task.id, problems=["injected"])
+    )
     result = invoke("validate", "commerce", "--json")
     assert result.exit_code == 1
     body = stdout_json(result)

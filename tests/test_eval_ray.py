@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from simtenant import evaluation, evaluation_ray
+from simtenant import evaluation
 from simtenant.cli import app
+from simtenant.evaluation import ray as evaluation_ray
 from simtenant.world import all_tasks
 
 runner = CliRunner()

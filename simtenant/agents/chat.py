@@ -122,5 +122,3 @@ def _status_message(exc: Any) -> str:
         if isinstance(inner, dict) and inner.get("message"):
             return str(inner["message"])
     return str(getattr(exc, "message", exc))
-
-

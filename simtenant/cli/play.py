@@ -33,13 +33,13 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from ..cli import _episode_path, _show_grade, command, console
 from ..episode import Episode
 from ..grader import grade
 from ..grader.grade import check_reward_mode
 from ..task import Task
 from ..tools.engine.dispatch import Outcome
 from ..world import World, get_task
+from .common import _episode_path, _show_grade, command, console
 
 USER_TOOL = "send_message_to_user"
 

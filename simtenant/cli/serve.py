@@ -12,9 +12,9 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from ..cli import _episode_path, app, errors
 from ..errors import SimtenantError
 from ..world import get_task
+from .common import _episode_path, app, errors
 
 serve_app = typer.Typer(help="Serve episodes to agents: OpenEnv-style HTTP, or MCP.", no_args_is_help=True)
 app.add_typer(serve_app, name="serve")

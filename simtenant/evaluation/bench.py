@@ -1,6 +1,6 @@
 """The benchmark: simtenant beside the in-memory approach of its peers, at 1×, 10× and 100×.
 
-``python -m simtenant.bench`` (or ``simtenant bench``) measures, for every world and scale:
+``simtenant bench`` measures, for every world and scale:
 reset (task id → episode ready for its first call), a read and a write tool call, grading
 (cached gold + diff + checks), oracle episodes per second on 1 and 2 worker processes, and
 resident memory per open episode. The baseline does the same work the way in-memory peers do:
@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import seeds
-from .agents import run as run_agent
-from .episode import Episode
-from .grader import gold_database, grade
-from .task import Call, Task
-from .world import World, get_task, worlds
+from .. import seeds
+from ..agents import run as run_agent
+from ..episode import Episode
+from ..grader import gold_database, grade
+from ..task import Call, Task
+from ..world import World, get_task, worlds
 
 SCALES = (1, 10, 100)
 Timer = Callable[[], None]
@@ -500,11 +500,3 @@ def markdown(results: dict) -> str:
         for t in results.get("targets", [])
     ]
     return "\n".join(lines)
-
-
-if __name__ == "__main__":  # python -m simtenant.bench [options]
-    import sys
-
-    from .cli import app
-
-    app(["bench", *sys.argv[1:]], prog_name="python -m simtenant.bench")

@@ -28,9 +28,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from . import seeds
-from .errors import InvalidArgument, SimtenantError
-from .evaluation import Job, _failure, _remove_episode, collect, play_and_grade, sidecars
+from .. import seeds
+from ..errors import InvalidArgument, SimtenantError
+from .runs import Job, _failure, _remove_episode, collect, play_and_grade, sidecars
 
 BACKENDS = ("local", "ray")
 
@@ -73,7 +73,7 @@ def check_backend(backend: str, address: str | None) -> None:
 def built_hash(task_id: str) -> str:
     """The content hash of the snapshot an episode of the task starts from, built (or found in this
     node's cache) by simtenant's own snapshot builder."""
-    from .world import get_task, get_world
+    from ..world import get_task, get_world
 
     task = get_task(task_id)
     world = get_world(task.world)

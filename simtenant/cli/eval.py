@@ -14,8 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .. import evaluation
-from ..cli import JsonFlag, _print_json, command, console
 from ..grader.grade import check_reward_mode
+from .common import JsonFlag, _print_json, command, console
 
 progress_console = Console(stderr=True)
 
@@ -87,7 +87,7 @@ def eval_command(
 ) -> None:
     """Play tasks × trials in parallel, grade every episode into OUT/results.jsonl, and summarise."""
     from ..agents import check_agent
-    from ..evaluation_ray import check_backend
+    from ..evaluation.ray import check_backend
 
     check_backend(backend, address)
     chosen = evaluation.match_tasks(tasks)

@@ -1,0 +1,134 @@
+"""`simtenant validate` and `mutate`: prove every task, and that its reward moves with the outcome."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from ..grader.validate import validate_task
+from ..world import get_task, get_world, worlds
+from .common import (
+    JsonFlag,
+    _print_json,
+    _short,
+    command,
+    console,
+)
+
+
+@command()
+def validate(
+    world: Annotated[
+        list[str] | None, typer.Argument(help="Worlds or task ids (world/name) to validate (all by default)")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Prove every task: gold calls succeed, gold scores 1, the untouched world 0, replays identical,
+    paraphrased free texts score 1 and texts missing a fact below 1 (reworded: paraphrased golds +
+    fact-missing texts played); assertions true before the agent acts must be guards."""
+    names = world or list(worlds())
+    chosen = [[get_task(n)] if "/" in n else list(get_world(n).tasks.values()) for n in names]
+    reports = [validate_task(t) for tasks in chosen for t in tasks]
+    if json_output:
+        _print_json({"ok": all(r.ok for r in reports), "tasks": [r.to_dict() for r in reports]})
+    else:
+        table = Table(
+            "task",
+            "gold",
+            "shaped",
+            "rubric",
+            "assertions",
+            "guards",
+            "noop",
+            "identical",
+            "reworded",
+            "ok",
+            title="validate",
+        )
+        for r in reports:
+            table.add_row(
+                r.task,
+                _short(r.gold_reward),
+                _short(r.shaped_reward) or "-",
+                _short(r.rubric_reward) or "-",
+                _short(r.assertion_reward) or "-",
+                str(len(r.guards)) if r.guards else "-",
+                _short(r.noop_reward),
+                _short(r.identical_replays),
+                f"{r.paraphrases}+{r.missing}",
+                "[green]ok[/green]" if r.ok else "[red]no[/red]",
+            )
+        console.print(table)
+        for r in reports:
+            for problem in r.problems:
+                console.print(f"[red]{escape(r.task)}[/red]: {escape(problem)}", highlight=False)
+            for warning in r.warnings:
+                console.print(f"[yellow]{escape(r.task)}[/yellow]: warning: {escape(warning)}", highlight=False)
+        console.print(
+            f"{sum(r.ok for r in reports)} of {len(reports)} tasks valid; "
+            f"{sum(r.paraphrases for r in reports)} paraphrased golds scored 1, "
+            f"{sum(r.missing for r in reports)} texts missing a fact scored below 1",
+            highlight=False,
+        )
+    if not all(r.ok for r in reports):
+        raise typer.Exit(1)
+
+
+@command()
+def mutate(
+    world: Annotated[
+        list[str] | None, typer.Argument(help="Worlds or task ids (world/name) to mutate (all by default)")
+    ] = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """Change one thing in each gold (a value, a dropped or extra write) and check the reward catches it."""
+    from ..grader.mutation import mutate as mutate_task
+
+    names = world or list(worlds())
+    chosen = [[get_task(n)] if "/" in n else list(get_world(n).tasks.values()) for n in names]
+    reports = [mutate_task(t) for tasks in chosen for t in tasks]
+    by_world: dict[str, list[Any]] = {}
+    for report in reports:
+        by_world.setdefault(report.task.split("/")[0], []).append(report)
+    rows = []
+    for name, group in by_world.items():
+        mutants = sum(len(r.mutants) for r in group)
+        missed = sum(len(r.missed) for r in group)
+        rows.append(
+            {
+                "world": name,
+                "tasks": len(group),
+                "mutants": mutants,
+                "caught": mutants - missed,
+                "catch_rate": round((mutants - missed) / mutants, 4) if mutants else None,
+                "benign": sum(len(r.benign) for r in group),
+                "benign_below_1": sum(len(r.benign_failures) for r in group),
+            }
+        )
+    misses = [
+        {"task": r.task, "kind": o.variant.kind, "where": o.variant.where, "reward": o.reward}
+        for r in reports
+        for o in r.missed + r.benign_failures
+    ]
+    if json_output:
+        _print_json({"worlds": rows, "not_caught_or_benign_below_1": misses})
+    else:
+        table = Table("world", "tasks", "mutants", "caught", "catch rate", "benign", "benign < 1", title="mutate")
+        for row in rows:
+            rate = "-" if row["catch_rate"] is None else f"{row['catch_rate']:.1%}"
+            table.add_row(
+                row["world"],
+                *(str(row[k]) for k in ("tasks", "mutants", "caught")),
+                rate,
+                str(row["benign"]),
+                str(row["benign_below_1"]),
+            )
+        console.print(table)
+        for miss in misses:
+            label = "benign, scored" if miss["kind"] in ("reorder", "extra_read", "paraphrase") else "not caught"
+            console.print(
+                f"{escape(miss['task'])}: {label} {miss['reward']:g}: {escape(miss['where'])}", highlight=False
+            )
