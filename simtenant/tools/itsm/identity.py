@@ -1,5 +1,5 @@
 """Identity tools: the organization, its locations, users (onboarding, changes, unlocking,
-offboarding), roles and what they permit, and groups with their members and managers.
+offboarding); roles and groups are in ``identity_access``.
 
 Account work (creating users, granting and revoking their roles, offboarding) needs change rights
 on users; group memberships need change rights on groups. The ``role`` resource covers the role
@@ -20,9 +20,7 @@ from ...schema.itsm.identity import (
     GroupMember,
     Location,
     Organization,
-    Permission,
     Role,
-    RolePermission,
     SysUser,
     UserGroup,
     UserRole,
@@ -37,7 +35,6 @@ from .common import (
     Page,
     PerPage,
     acting_user,
-    allowed,
     apply_updates,
     audit,
     find_one,
@@ -45,14 +42,10 @@ from .common import (
     get_in_scope,
     in_scope,
     matching,
-    person_in_scope,
     readable,
     related,
     require,
-    require_somewhere,
-    roles_of,
     same_org,
-    scope,
     scoped,
     target_org,
     works_in,
@@ -80,11 +73,11 @@ def member_user(ctx: ToolContext, user_id: str, org_id: str, what: str = "user")
     return user
 
 
-def _user(ctx: ToolContext, user_id: str, action: str = "read") -> SysUser:
+def user_in_scope(ctx: ToolContext, user_id: str, action: str = "read") -> SysUser:
     return get_in_scope(ctx, SysUser, user_id, "user", "user", action)
 
 
-def _group(ctx: ToolContext, group_id: str, action: str = "read") -> UserGroup:
+def group_in_scope(ctx: ToolContext, group_id: str, action: str = "read") -> UserGroup:
     return get_in_scope(ctx, UserGroup, group_id, "group", "group", action)
 
 
@@ -93,7 +86,7 @@ def org_location(ctx: ToolContext, location_id: str, org_id: str) -> Location:
     return related(ctx, Location, location_id, "location", org_id)
 
 
-def _role(ctx: ToolContext, role_id: str) -> Role:
+def role_by_id(ctx: ToolContext, role_id: str) -> Role:
     return ctx.get(Role, role_id, "role")
 
 
@@ -130,10 +123,10 @@ def _user_view(ctx: ToolContext, user: SysUser) -> dict[str, Any]:
     return view
 
 
-def _grant(ctx: ToolContext, name: str, user: SysUser, role_id: str, org_id: str) -> UserRole:
+def grant_role(ctx: ToolContext, name: str, user: SysUser, role_id: str, org_id: str) -> UserRole:
     """Grant ``role_id`` in ``org_id``: the user's own organization or, when theirs is a provider,
     any other (a client they serve); else 400 cross_organization."""
-    _role(ctx, role_id)
+    role_by_id(ctx, role_id)
     if org_id != user.org_id and ctx.get(Organization, user.org_id, "organization").kind != "provider":
         raise InvalidArgument(
             f"{user.id} belongs to {user.org_id}: only a provider's staff hold roles in another organization",
@@ -148,7 +141,7 @@ def _grant(ctx: ToolContext, name: str, user: SysUser, role_id: str, org_id: str
     return grant
 
 
-def _join(ctx: ToolContext, name: str, group: UserGroup, user: SysUser) -> GroupMember:
+def join_group(ctx: ToolContext, name: str, group: UserGroup, user: SysUser) -> GroupMember:
     works_in(ctx.session, group.org_id, user)
     if ctx.session.get(GroupMember, (group.id, user.id)) is not None:
         raise Conflict(f"{user.id} is already a member of {group.id} ({group.name})", error="duplicate")
@@ -192,7 +185,7 @@ def get_location(ctx: ToolContext, location_id: LocationId) -> Any:
 @tool(SVC, "GET", "/itsm/users/get")
 def get_user_by_id(ctx: ToolContext, user_id: UserId) -> Any:
     """Look up a user by id: name, email, title, department, location, manager, active and locked."""
-    return _user_view(ctx, _user(ctx, user_id))
+    return _user_view(ctx, user_in_scope(ctx, user_id))
 
 
 @tool(SVC, "GET", "/itsm/users/by-email")
@@ -259,14 +252,14 @@ def onboard_user(
     org = target_org(ctx, org_id)
     require(ctx, "user", "crud", org)
     role_ids, group_ids = list(dict.fromkeys(role_ids)), list(dict.fromkeys(group_ids))
-    groups = [same_org(org, _group(ctx, g, "crud"), "group") for g in group_ids]
+    groups = [same_org(org, group_in_scope(ctx, g, "crud"), "group") for g in group_ids]
     email = _email(ctx, email)
     if location_id is not None:
         org_location(ctx, location_id, org)
     if manager_id is not None:
         _check_manager(ctx, None, manager_id, org)
     for role_id in role_ids:
-        _role(ctx, role_id)
+        role_by_id(ctx, role_id)
     user = SysUser(
         id=ctx.next_id(SysUser),
         org_id=org,
@@ -283,9 +276,9 @@ def onboard_user(
     ctx.session.flush()
     audit(ctx, "onboard_user", "create", user, row_dict(user))
     for role_id in role_ids:
-        _grant(ctx, "onboard_user", user, role_id, user.org_id)
+        grant_role(ctx, "onboard_user", user, role_id, user.org_id)
     for group in groups:
-        _join(ctx, "onboard_user", group, user)
+        join_group(ctx, "onboard_user", group, user)
     return {**_user_view(ctx, user), "roles": role_ids, "groups": [g.id for g in groups]}
 
 
@@ -302,7 +295,7 @@ def update_user(
 ) -> Any:
     """Change a user's profile fields (only those given). Use offboard_user to deactivate and
     unlock_user to unlock."""
-    user = _user(ctx, user_id, "crud")
+    user = user_in_scope(ctx, user_id, "crud")
     updates = {
         k: v
         for k, v in {
@@ -334,7 +327,7 @@ def offboard_user(ctx: ToolContext, user_id: UserId) -> Any:
     """Offboard a user: deactivate the account, remove all of their roles and group memberships, and
     unassign their open incidents (each gets a work note)."""
     actor = acting_user(ctx)
-    user = _user(ctx, user_id, "crud")
+    user = user_in_scope(ctx, user_id, "crud")
     if user.id == actor.id:
         raise Conflict("you cannot offboard yourself", error="self_offboard")
     if not user.active:
@@ -405,7 +398,7 @@ def unlock_user(
     ],
 ) -> Any:
     """Unlock a locked user account. Refused unless the requester's identity has been verified."""
-    user = _user(ctx, user_id, "crud")
+    user = user_in_scope(ctx, user_id, "crud")
     if not verified:
         raise Conflict("verify the user's identity before unlocking the account", error="identity_not_verified")
     if not user.active:
@@ -415,207 +408,3 @@ def unlock_user(
     user.locked = False
     audit(ctx, "unlock_user", "update", user, ["locked"])
     return _user_view(ctx, user)
-
-
-# --- roles and permissions ----------------------------------------------------------------------------
-
-
-@tool(SVC, "GET", "/itsm/roles")
-def list_roles(ctx: ToolContext) -> Any:
-    """List the roles (admin, manager, agent, reporter) and what each is for."""
-    require_somewhere(ctx, "role", "read")  # the role definitions are shared by every organization
-    return [row_dict(r) for r in ctx.session.scalars(select(Role).order_by(Role.id))]
-
-
-@tool(SVC, "GET", "/itsm/roles/permissions")
-def get_role_permissions(ctx: ToolContext, role_id: RoleId) -> Any:
-    """List what a role permits: each resource with read or crud (create, change, delete)."""
-    require_somewhere(ctx, "role", "read")
-    role = _role(ctx, role_id)
-    query = (
-        select(Permission)
-        .join(RolePermission, RolePermission.permission_id == Permission.id)
-        .where(RolePermission.role_id == role.id)
-        .order_by(Permission.resource, Permission.action)
-    )
-    return {
-        **row_dict(role),
-        "permissions": [{"resource": p.resource, "action": p.action} for p in ctx.session.scalars(query)],
-    }
-
-
-RoleOrg = Annotated[
-    str | None,
-    Field(description="The organization the role is held in (one you hold a role in); the user's own when omitted"),
-]
-
-
-def _role_org(
-    ctx: ToolContext, user: SysUser, org_id: str | None, resource: str, action: str, revoking: bool = False
-) -> str:
-    """The organization a role of ``user`` is looked up, granted or revoked in: ``org_id`` (404 outside
-    the acting user's scope) or the user's own, once the acting user may ``action`` ``resource`` there
-    (access can be taken away in an inactive organization too)."""
-    if org_id is not None:
-        org = target_org(ctx, org_id)
-    elif in_scope(ctx, user.org_id):
-        org = user.org_id
-    else:  # someone working in the scope, seen through the first organization where they hold a role
-        org = ctx.session.scalars(
-            select(UserRole.org_id).where(UserRole.user_id == user.id, UserRole.org_id.in_(scope(ctx)))
-        ).first()
-    require(ctx, resource, action, org, even_if_inactive=revoking)
-    return org
-
-
-def _roles_view(ctx: ToolContext, user: SysUser, org: str) -> dict[str, Any]:
-    return {"user_id": user.id, "org_id": org, "roles": roles_of(ctx.session, user.id, org)}
-
-
-@tool(SVC, "GET", "/itsm/users/roles")
-def get_user_roles(ctx: ToolContext, user_id: UserId, org_id: RoleOrg = None) -> Any:
-    """List the roles a user holds in an organization (their own by default); without one, also the
-    roles they hold in the other organizations of your scope (provider staff serve several)."""
-    user = person_in_scope(ctx, user_id)
-    org = _role_org(ctx, user, org_id, "role", "read")
-    view = _roles_view(ctx, user, org)
-    if org_id is None:
-        elsewhere = [o for o in readable(ctx, "role") if o != org]
-        held = ctx.session.execute(
-            select(UserRole.org_id, UserRole.role_id)
-            .where(UserRole.user_id == user.id, UserRole.org_id.in_(elsewhere))
-            .order_by(UserRole.org_id, UserRole.role_id)
-        )
-        by_org: dict[str, list[str]] = {}
-        for other, role in held:
-            by_org.setdefault(other, []).append(role)
-        view["other_organizations"] = [{"org_id": o, "roles": r} for o, r in by_org.items()]
-    return view
-
-
-@tool(SVC, "GET", "/itsm/users/check-permission")
-def check_user_permission(
-    ctx: ToolContext, user_id: UserId, resource: Resource, action: Action, org_id: RoleOrg = None
-) -> Any:
-    """Whether a user's roles in an organization (their own by default) allow an action (read, or
-    crud: create/change/delete) on a resource."""
-    user = person_in_scope(ctx, user_id)
-    org = _role_org(ctx, user, org_id, "role", "read")
-    permitted = user.active and not user.locked and allowed(ctx.session, user.id, org, resource, action)
-    return {
-        **_roles_view(ctx, user, org),
-        "resource": resource,
-        "action": action,
-        "allowed": bool(permitted),
-        "active": user.active,
-        "locked": user.locked,
-    }
-
-
-@tool(SVC, "POST", "/itsm/users/roles/assign")
-def assign_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: RoleOrg = None) -> Any:
-    """Grant a role to an active user in an organization: their own (the default), or, for a
-    provider's staff, a client organization they are to serve."""
-    user = person_in_scope(ctx, user_id)
-    org = _role_org(ctx, user, org_id, "user", "crud")
-    if not user.active:
-        raise Conflict(f"{user.id} ({user.name}) is not an active user", error="inactive_user")
-    _grant(ctx, "assign_role", user, role_id, org)
-    return _roles_view(ctx, user, org)
-
-
-@tool(SVC, "POST", "/itsm/users/roles/revoke")
-def revoke_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: RoleOrg = None) -> Any:
-    """Take a role away from a user in an organization (their own by default; an inactive one too)."""
-    user = person_in_scope(ctx, user_id)
-    org = _role_org(ctx, user, org_id, "user", "crud", revoking=True)
-    grant = ctx.session.get(UserRole, (user.id, role_id, org))
-    if grant is None:
-        raise NotFound(f"{user.id} does not hold role {role_id!r} in {org}")
-    audit(ctx, "revoke_role", "delete", grant, row_dict(grant))
-    ctx.session.delete(grant)
-    ctx.session.flush()
-    forget_grants(ctx)
-    return _roles_view(ctx, user, org)
-
-
-# --- groups -------------------------------------------------------------------------------------------
-
-
-def _group_view(ctx: ToolContext, group: UserGroup) -> dict[str, Any]:
-    manager = ctx.session.get(SysUser, group.manager_id) if group.manager_id else None
-    count = ctx.session.scalar(select(func.count()).select_from(GroupMember).where(GroupMember.group_id == group.id))
-    return {**row_dict(group), "manager_name": manager.name if manager else None, "member_count": count}
-
-
-@tool(SVC, "GET", "/itsm/groups")
-def list_groups(ctx: ToolContext, org_id: InOrg = None, page: Page = 1, per_page: PerPage = 20) -> Any:
-    """List the groups (teams such as Service Desk) of the organizations in your scope."""
-    return paged(ctx, scoped(ctx, select(UserGroup), UserGroup, "group", org_id).order_by(UserGroup.id), page, per_page)
-
-
-@tool(SVC, "GET", "/itsm/groups/by-name")
-def get_group_by_name(
-    ctx: ToolContext,
-    name: Annotated[Text, Field(description="The group's name (case does not matter)")],
-    org_id: InOrg = None,
-) -> Any:
-    """Look up a group by name (names repeat across organizations: give org_id to pick one): its id,
-    email, manager and member count."""
-    query = select(UserGroup).where(func.lower(UserGroup.name) == name.lower()).order_by(UserGroup.id)
-    return _group_view(ctx, find_one(ctx, query, f"group named {name!r}", "group", org_id))
-
-
-@tool(SVC, "GET", "/itsm/groups/members")
-def list_group_members(ctx: ToolContext, group_id: GroupId, page: Page = 1, per_page: PerPage = 50) -> Any:
-    """List a group's members (users), by id."""
-    group = _group(ctx, group_id)
-    query = select(SysUser).join(GroupMember, GroupMember.user_id == SysUser.id).where(GroupMember.group_id == group.id)
-    return {"group": _group_view(ctx, group), **paged(ctx, query.order_by(SysUser.id), page, per_page)}
-
-
-@tool(SVC, "GET", "/itsm/users/groups")
-def list_user_groups(ctx: ToolContext, user_id: UserId) -> Any:
-    """List the groups a user is a member of."""
-    user = _user(ctx, user_id)
-    require(ctx, "group", "read", user.org_id)
-    query = (
-        select(UserGroup)
-        .join(GroupMember, GroupMember.group_id == UserGroup.id)
-        .where(GroupMember.user_id == user.id)
-        .order_by(UserGroup.id)
-    )
-    return {"user_id": user.id, "groups": [{"id": g.id, "name": g.name} for g in ctx.session.scalars(query)]}
-
-
-@tool(SVC, "POST", "/itsm/groups/members/add")
-def add_group_member(ctx: ToolContext, group_id: GroupId, user_id: UserId) -> Any:
-    """Add an active user of the group's organization to the group."""
-    group = _group(ctx, group_id, "crud")
-    user = member_user(ctx, user_id, group.org_id)
-    _join(ctx, "add_group_member", group, user)
-    return _group_view(ctx, group)
-
-
-@tool(SVC, "POST", "/itsm/groups/members/remove")
-def remove_group_member(ctx: ToolContext, group_id: GroupId, user_id: UserId) -> Any:
-    """Remove a user from a group."""
-    group = _group(ctx, group_id, "crud")
-    member = ctx.session.get(GroupMember, (group.id, user_id))
-    if member is None:
-        raise NotFound(f"{user_id!r} is not a member of {group.id} ({group.name})")
-    audit(ctx, "remove_group_member", "delete", member, row_dict(member))
-    ctx.session.delete(member)
-    ctx.session.flush()
-    return _group_view(ctx, group)
-
-
-@tool(SVC, "POST", "/itsm/groups/manager")
-def set_group_manager(ctx: ToolContext, group_id: GroupId, manager_id: UserId) -> Any:
-    """Make an active user of the group's organization the group's manager."""
-    group = _group(ctx, group_id, "crud")
-    member_user(ctx, manager_id, group.org_id, "manager")
-    changed = apply_updates(group, {"manager_id": manager_id}, ["manager_id"])
-    if changed:
-        audit(ctx, "set_group_manager", "update", group, changed)
-    return {**_group_view(ctx, group), "changed": changed}

@@ -1,6 +1,7 @@
 """Incident tools: look-ups and lists, templates, creation (derived priority, SLA clocks,
-suggested knowledge), updates, assignment, the lifecycle, work notes, child incidents and
-affected CIs. Every rule of the policy on incidents is enforced here."""
+suggested knowledge), updates and assignment; the lifecycle is in ``incidents_lifecycle``, work
+notes, child incidents and affected CIs in ``incidents_links``. Every rule of the policy on
+incidents is enforced in these three modules."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 from sqlalchemy import func, select
 
-from ...errors import Conflict, InvalidArgument, NotFound
+from ...errors import Conflict, InvalidArgument
 from ...schema.itsm.cmdb import ConfigurationItem
 from ...schema.itsm.identity import GroupMember, SysUser, UserGroup
 from ...schema.itsm.incidents import (
@@ -38,14 +39,11 @@ from .common import (
     filled,
     get_in_scope,
     later,
-    may,
     person_in_scope,
     priority_of,
     related,
     require,
-    require_role,
     require_somewhere,
-    same_org,
     scoped,
 )
 
@@ -146,10 +144,10 @@ def write_note(ctx: ToolContext, tool_name: str, incident: Incident, text: str) 
     return note
 
 
-# --- local helpers -------------------------------------------------------------------------------
+# --- shared by the incident modules --------------------------------------------------------------
 
 
-def _change(ctx: ToolContext, tool_name: str, incident: Incident, updates: dict[str, Any]) -> list[str]:
+def change_incident(ctx: ToolContext, tool_name: str, incident: Incident, updates: dict[str, Any]) -> list[str]:
     """Apply ``updates``; when something changed, stamp updated_at and write the audit entry."""
     changed = apply_updates(incident, updates, updates)
     if changed:
@@ -158,7 +156,7 @@ def _change(ctx: ToolContext, tool_name: str, incident: Incident, updates: dict[
     return changed
 
 
-def _check_move(incident: Incident, target: str, sources: tuple[str, ...] | None = None) -> None:
+def check_move(incident: Incident, target: str, sources: tuple[str, ...] | None = None) -> None:
     """Refuse a status move the lifecycle (or this tool, through ``sources``) does not allow."""
     if target in TRANSITIONS[incident.status] and (sources is None or incident.status in sources):
         return
@@ -169,13 +167,13 @@ def _check_move(incident: Incident, target: str, sources: tuple[str, ...] | None
     raise Conflict(message, error="illegal_transition")
 
 
-def _move(ctx: ToolContext, tool_name: str, incident: Incident, target: str, **fields: Any) -> dict[str, Any]:
+def move_incident(ctx: ToolContext, tool_name: str, incident: Incident, target: str, **fields: Any) -> dict[str, Any]:
     """Move the incident to ``target`` (already checked), clearing hold_reason when it leaves on_hold."""
     previous = incident.status
     updates: dict[str, Any] = {"status": target, **fields}
     if previous == "on_hold" and target != "on_hold":
         updates["hold_reason"] = None
-    changed = _change(ctx, tool_name, incident, updates)
+    changed = change_incident(ctx, tool_name, incident, updates)
     return {**row_dict(incident), "previous_status": previous, "changed": changed}
 
 
@@ -456,7 +454,7 @@ def update_incident(
         updates["priority"] = priority_of(
             updates.get("impact", incident.impact), updates.get("urgency", incident.urgency)
         )
-    changed = _change(ctx, "update_incident", incident, updates)
+    changed = change_incident(ctx, "update_incident", incident, updates)
     return {**row_dict(incident), "changed": changed}
 
 
@@ -494,7 +492,9 @@ def assign_incident(
             f"incident {incident.id} is assigned to {previous}; reassigning needs a work_note with the reason",
             error="missing_field",
         )
-    changed = _change(ctx, "assign_incident", incident, {"assignment_group_id": group.id, "assigned_to_id": user.id})
+    changed = change_incident(
+        ctx, "assign_incident", incident, {"assignment_group_id": group.id, "assigned_to_id": user.id}
+    )
     note = None
     if changed and work_note is not None:
         text = (
@@ -504,222 +504,3 @@ def assign_incident(
         )
         note = row_dict(write_note(ctx, "assign_incident", incident, text))
     return {**row_dict(incident), "previous_assignee": previous, "changed": changed, "work_note": note}
-
-
-# --- lifecycle -----------------------------------------------------------------------------------
-
-
-@tool(SERVICE, "POST", "/itsm/incidents/start")
-def start_incident_work(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
-    """Start work on an incident (new or on_hold → in_progress; leaving on_hold clears the hold
-    reason). A resolved incident goes back to work with reopen_incident."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
-    _check_move(incident, "in_progress", sources=("new", "on_hold"))
-    return _move(ctx, "start_incident_work", incident, "in_progress")
-
-
-@tool(SERVICE, "POST", "/itsm/incidents/hold")
-def put_incident_on_hold(
-    ctx: ToolContext,
-    incident_number: IncidentNumber,
-    hold_reason: Annotated[HoldReason, Field(description="Why the incident waits")],
-) -> Any:
-    """Put a new or in-progress incident on hold, with the reason it waits."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
-    _check_move(incident, "on_hold")
-    return _move(ctx, "put_incident_on_hold", incident, "on_hold", hold_reason=hold_reason)
-
-
-@tool(SERVICE, "POST", "/itsm/incidents/resume")
-def resume_incident(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
-    """Resume an incident that is on hold (on_hold → in_progress); its hold reason is cleared."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
-    _check_move(incident, "in_progress", sources=("on_hold",))
-    return _move(ctx, "resume_incident", incident, "in_progress")
-
-
-@tool(SERVICE, "POST", "/itsm/incidents/resolve")
-def resolve_incident(
-    ctx: ToolContext,
-    incident_number: IncidentNumber,
-    resolution_code: Annotated[ResolutionCode, Field(description="How it was resolved")],
-    resolution_notes: Annotated[Text, Field(description="What was done to resolve it")],
-) -> Any:
-    """Resolve an open incident (new, in_progress or on_hold → resolved), recording the code, the
-    notes, who resolved it and when. Its running SLA clocks complete now (breached if past due)."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
-    _check_move(incident, "resolved")
-    result = _move(
-        ctx,
-        "resolve_incident",
-        incident,
-        "resolved",
-        resolution_code=resolution_code,
-        resolution_notes=resolution_notes,
-        resolved_by_id=acting_user(ctx).id,
-        resolved_at=ctx.timestamp,
-    )
-    completed = []
-    for clock in clocks_of(ctx, incident.id):
-        if clock.state != "in_progress":
-            continue
-        updates = {"state": "completed", "completed_at": ctx.timestamp, "breached": ctx.timestamp > clock.breach_at}
-        audit(ctx, "resolve_incident", "update", clock, apply_updates(clock, updates, updates))
-        completed.append(row_dict(clock))
-    return {**result, "completed_slas": completed}
-
-
-@tool(SERVICE, "POST", "/itsm/incidents/close")
-def close_incident(
-    ctx: ToolContext,
-    incident_number: IncidentNumber,
-    close_notes: Annotated[Text, Field(description="Closing notes")],
-) -> Any:
-    """Close a resolved incident (resolved → closed). Only a manager (or admin) may close."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
-    require_role(ctx, "manager", incident.org_id)
-    _check_move(incident, "closed")
-    return _move(ctx, "close_incident", incident, "closed", close_notes=close_notes)
-
-
-@tool(SERVICE, "POST", "/itsm/incidents/reopen")
-def reopen_incident(
-    ctx: ToolContext,
-    incident_number: IncidentNumber,
-    reason: Annotated[Text | None, Field(description="Why it is reopened (recorded as a work note)")] = None,
-) -> Any:
-    """Reopen a resolved incident (resolved → in_progress); its resolution code, notes, resolver
-    and resolved time are cleared."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
-    _check_move(incident, "in_progress", sources=("resolved",))
-    result = _move(ctx, "reopen_incident", incident, "in_progress", **dict.fromkeys(RESOLUTION_FIELDS))
-    if reason is not None:
-        write_note(ctx, "reopen_incident", incident, f"Reopened: {reason}")
-    return result
-
-
-@tool(SERVICE, "POST", "/itsm/incidents/cancel")
-def cancel_incident(
-    ctx: ToolContext,
-    incident_number: IncidentNumber,
-    reason: Annotated[Text | None, Field(description="Why it is cancelled (recorded as a work note)")] = None,
-) -> Any:
-    """Cancel an open incident (new, in_progress or on_hold → cancelled), e.g. one logged by mistake.
-    Its running SLA clocks are cancelled."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
-    _check_move(incident, "cancelled")
-    result = _move(ctx, "cancel_incident", incident, "cancelled")
-    for clock in clocks_of(ctx, incident.id):
-        if clock.state in ("in_progress", "paused"):
-            updates = {"state": "cancelled", "completed_at": ctx.timestamp}
-            audit(ctx, "cancel_incident", "update", clock, apply_updates(clock, updates, updates))
-    if reason is not None:
-        write_note(ctx, "cancel_incident", incident, f"Cancelled: {reason}")
-    return result
-
-
-# --- work notes ----------------------------------------------------------------------------------
-
-
-@tool(SERVICE, "POST", "/itsm/incidents/work-notes/add")
-def add_work_note(
-    ctx: ToolContext,
-    incident_number: IncidentNumber,
-    note: Annotated[Text, Field(description="The note: what was found or done")],
-) -> Any:
-    """Add an internal work note to an incident, as the acting user."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
-    return row_dict(write_note(ctx, "add_work_note", incident, note))
-
-
-@tool(SERVICE, "GET", "/itsm/incidents/work-notes")
-def list_work_notes(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
-    """List an incident's work notes, oldest first."""
-    incident = incident_in_scope(ctx, incident_number)
-    notes = ctx.session.scalars(
-        select(IncidentWorkNote).where(IncidentWorkNote.incident_id == incident.id).order_by(IncidentWorkNote.id)
-    )
-    return {"incident_id": incident.id, "work_notes": [row_dict(n) for n in notes]}
-
-
-# --- child incidents -----------------------------------------------------------------------------
-
-
-@tool(SERVICE, "POST", "/itsm/incidents/children/add")
-def add_child_incident(
-    ctx: ToolContext,
-    parent_number: Annotated[str, Field(description="The parent incident's number")],
-    child_number: Annotated[str, Field(description="The incident that becomes its child")],
-) -> Any:
-    """Make one incident the child of another (sets the child's parent). Both must be of the same
-    organization (400 cross_organization); an incident cannot be its own ancestor (409 cycle)."""
-    parent = incident_in_scope(ctx, parent_number)
-    child = incident_in_scope(ctx, child_number, "crud")
-    same_org(child.org_id, parent, "parent incident")
-    if child.parent_id == parent.id:
-        raise Conflict(f"{child.id} is already a child of {parent.id}", error="duplicate")
-    ancestor: Incident | None = parent
-    while ancestor is not None:
-        if ancestor.id == child.id:
-            raise Conflict(f"making {child.id} a child of {parent.id} would make a cycle", error="cycle")
-        ancestor = ctx.session.get(Incident, ancestor.parent_id) if ancestor.parent_id else None
-    previous = child.parent_id
-    _change(ctx, "add_child_incident", child, {"parent_id": parent.id})
-    return {**row_dict(child), "previous_parent_id": previous}
-
-
-@tool(SERVICE, "GET", "/itsm/incidents/children")
-def list_child_incidents(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
-    """List the child incidents of an incident, in number order."""
-    parent = incident_in_scope(ctx, incident_number)
-    children = ctx.session.scalars(select(Incident).where(Incident.parent_id == parent.id).order_by(Incident.id))
-    return {"incident_id": parent.id, "children": [row_dict(c) for c in children]}
-
-
-# --- affected CIs --------------------------------------------------------------------------------
-
-
-@tool(SERVICE, "POST", "/itsm/incidents/affected-cis/link")
-def link_affected_ci(ctx: ToolContext, incident_number: IncidentNumber, ci_id: CIId) -> Any:
-    """Record a configuration item as affected by an incident (409 duplicate if it already is)."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
-    ci = related(ctx, ConfigurationItem, ci_id, "configuration item", incident.org_id)
-    if ctx.session.get(IncidentAffectedCI, (incident.id, ci.id)) is not None:
-        raise Conflict(f"{ci.id} is already an affected CI of {incident.id}", error="duplicate")
-    link = IncidentAffectedCI(incident_id=incident.id, ci_id=ci.id, org_id=incident.org_id)
-    ctx.session.add(link)
-    audit(ctx, "link_affected_ci", "create", link, filled(link))
-    return {**row_dict(link), "ci_name": ci.name}
-
-
-@tool(SERVICE, "POST", "/itsm/incidents/affected-cis/unlink")
-def unlink_affected_ci(ctx: ToolContext, incident_number: IncidentNumber, ci_id: CIId) -> Any:
-    """Remove a configuration item from an incident's affected CIs."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
-    link = ctx.session.get(IncidentAffectedCI, (incident.id, ci_id))
-    if link is None:
-        raise NotFound(f"{ci_id!r} is not an affected CI of {incident.id}")
-    audit(ctx, "unlink_affected_ci", "delete", link, filled(link))
-    ctx.session.delete(link)
-    return {"incident_id": incident.id, "ci_id": ci_id, "unlinked": True}
-
-
-@tool(SERVICE, "GET", "/itsm/incidents/affected-cis")
-def list_affected_cis(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
-    """List the configuration items affected by an incident (with name, class and status when
-    the acting user may read the CMDB)."""
-    incident = incident_in_scope(ctx, incident_number)
-    cmdb = may(ctx, incident.org_id, "cmdb", "read")
-    rows = ctx.session.execute(
-        select(IncidentAffectedCI, ConfigurationItem)
-        .join(ConfigurationItem, ConfigurationItem.id == IncidentAffectedCI.ci_id)
-        .where(IncidentAffectedCI.incident_id == incident.id)
-        .order_by(IncidentAffectedCI.ci_id)
-    )
-    cis = []
-    for _link, ci in rows:
-        entry: dict[str, Any] = {"ci_id": ci.id}
-        if cmdb:
-            entry.update(name=ci.name, ci_class=ci.ci_class, status=ci.status)
-        cis.append(entry)
-    return {"incident_id": incident.id, "affected_cis": cis}
