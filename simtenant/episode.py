@@ -17,9 +17,9 @@ from sqlalchemy.orm import Session
 
 from . import db, seeds
 from .errors import Conflict
-from .grader.rewards import ShapedTracker
 from .schema.harness import EpisodeRecord
 from .task import Task
+from .task.shaping import ShapedTracker
 from .tools import Tool, canonical_json, dispatch
 from .tools.engine.dispatch import Outcome
 from .world import World, get_world

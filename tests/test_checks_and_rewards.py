@@ -10,8 +10,6 @@ import pytest
 
 from simtenant.grader import grade
 from simtenant.grader.checks import RecordedCall, run_check
-from simtenant.grader.match import call_matches, matches
-from simtenant.grader.rewards import ShapedTracker
 from simtenant.task import (
     AnswerCheck,
     BeforeCheck,
@@ -23,6 +21,8 @@ from simtenant.task import (
     ShapedReward,
     SqlCheck,
 )
+from simtenant.task.matching import call_matches, matches
+from simtenant.task.shaping import ShapedTracker
 from simtenant.tools import canonical_json
 from simtenant.world import get_task
 

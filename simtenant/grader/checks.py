@@ -19,8 +19,8 @@ from ..task import (
     SqlCheck,
     ToldUserCheck,
 )
+from ..task.matching import call_matches
 from .judge import VERDICTS, JudgeConfig, JudgeError, Judgment, ask
-from .match import call_matches
 
 ASSERTION = (
     "Below is an episode of an AI agent working for an operator: their conversation, then the agent's final "

@@ -25,6 +25,7 @@ from .. import seeds
 from ..errors import InvalidArgument, NotFound
 from ..facts import missing_facts
 from ..task import RubricComponent, Task
+from ..task.shaping import ShapedTracker
 from ..world import get_task, get_world
 from .assertions import AssertionResult, grade_assertions
 from .checks import CheckResult, RecordedCall, run_check
@@ -32,7 +33,6 @@ from .diff import TEXT_MATCH_MODES, CellKey, DiffResult, TextGrading, diff_datab
 from .gold import gold_database, text_facts, variants
 from .judge import VERDICTS, JudgeConfig, JudgeError, Judgment, ask
 from .judge import record as record_judgments
-from .rewards import ShapedTracker
 from .rubric import ComponentResult, grade_rubric
 
 REWARD_MODES = ("default", "shaped", "rubric", "assertions")

@@ -28,6 +28,7 @@ from typing import Any
 from .. import seeds
 from ..facts import states
 from ..task import AnswerCheck, BeforeCheck, Call, NoDuplicatesCheck, Task, ToldUserCheck
+from ..task.matching import call_matches
 from ..tools.engine.search import parts
 from ..world import World, get_world
 from .diff import TextGrading, diff_databases
@@ -44,7 +45,6 @@ from .gold import (
     writes,
 )
 from .grade import GradeResult, grade
-from .match import call_matches
 
 UNRELATED = "Lorem ipsum dolor sit amet, consectetur adipiscing elit."
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")

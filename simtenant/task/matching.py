@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..task import CallMatcher
+from . import CallMatcher
 
 
 def matches(predicate: Any, actual: Any) -> bool:

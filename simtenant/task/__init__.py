@@ -16,8 +16,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .errors import TaskError
-from .facts import Fact  # a fact a text must state; a list: any of its alternatives
+from ..errors import TaskError
+from ..facts import Fact  # a fact a text must state; a list: any of its alternatives
 
 
 class Model(BaseModel):

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..task import ShapedReward
-from .match import call_matches
+from . import ShapedReward
+from .matching import call_matches
 
 
 class ShapedTracker:
