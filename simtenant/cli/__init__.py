@@ -6,7 +6,7 @@ import importlib
 
 from .common import app
 
-for _group in ("catalog", "episodes", "proofs", "bench", "eval", "play", "serve"):
+for _group in ("catalog", "episodes", "proofs", "bench", "eval", "play", "serve", "docs"):
     importlib.import_module(f"{__name__}.{_group}")
 
 __all__ = ["app"]
