@@ -56,7 +56,7 @@ def world_rows() -> Callable[[Path], dict[str, list[tuple]]]:
     return read_world_rows
 
 
-TALLIES = {  # module: (its counter, what it counts): the figures the README's reliability section reports
+TALLIES = {  # module: (its counter, what it counts): the figures docs/reliability.md reports
     "test_fuzz": ("CALLS", "generated calls"),
     "test_atomicity": ("FAULTS", "calls faulted between two writes"),
 }

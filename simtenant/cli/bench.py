@@ -24,7 +24,7 @@ def bench(
     budget: Annotated[float, typer.Option(help="Seconds per timed loop")] = 1.0,
     world: Annotated[list[str] | None, typer.Option(help="Worlds to measure (all by default)")] = None,
     out: Annotated[Path, typer.Option(help="Where the JSON results are written")] = Path("bench.json"),
-    markdown: Annotated[bool, typer.Option("--markdown", help="Print Markdown tables (as in the README)")] = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print Markdown tables (docs/performance.md)")] = False,
     json_output: JsonFlag = False,
 ) -> None:
     """Measure reset, tool calls, grading, throughput and memory beside the in-memory baseline."""

@@ -491,7 +491,7 @@ def report_rows(results: dict) -> list[tuple[str, ...]]:
 
 
 def markdown(results: dict) -> str:
-    """The results as Markdown tables (figures, then targets), as the README shows them."""
+    """The results as Markdown tables (figures, then targets), as docs/performance.md shows them."""
     lines = ["| world | scale | figure | simtenant | baseline | ratio |", "|---|---|---|---|---|---|"]
     lines += ["| " + " | ".join(row) + " |" for row in report_rows(results)]
     lines += ["", "| world | target | measured | limit | met |", "|---|---|---|---|---|"]
