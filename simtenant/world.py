@@ -15,10 +15,44 @@ from .errors import NotFound
 from .schema import Base, metadata
 from .task import RubricComponent, Task, load_task
 from .tools import Tool, tools_of
+from .tools.engine.harness import STOP
 from .tools.engine.search import API, app_of, fetch_schema, is_endpoint
 
 SEEDS = Path(__file__).parent / "seeds"
 TASK_ID = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9-]*$")
+DEFAULT_MAX_STEPS = 30  # the turn budget of an episode on every door: each tool call, and each message, is one
+USER_TOOL = "send_message_to_user"
+BEGIN = "Begin. Work with the tools; when you are done, call {finish} with your final answer."
+NOBODY = "Nobody reads what you write without a tool in this task: act through the tools, and call {finish} when done."
+
+
+@dataclass(frozen=True)
+class Briefing:
+    """What an agent is told of an episode, the same on every door: the system text (the world's
+    policy, the task's instruction and scope, the clock, the acting identity, how to reach the
+    operator, how the episode ends and its turn budget), the opening message (the operator's request,
+    or a request to begin), the tools offered, and what an agent is answered when it writes text that
+    nobody reads (a task without an operator)."""
+
+    system: str
+    opening: str
+    tools: list[Tool]
+    nobody: str
+
+    def text(self) -> str:
+        """The briefing as one text: the system part, then the opening message."""
+        return f"{self.system}\n\n## The first message\n\n{self.opening}"
+
+
+def clock_text(task: Task) -> str:
+    """The task's clock as an agent reads it: its time (with its own UTC offset) and weekday."""
+    moment = task.current_time
+    local = moment.strftime("%A %d %B %Y, %H:%M")
+    offset = moment.utcoffset()
+    if offset is None or offset.total_seconds() == 0:
+        return f"{task.time_text} ({local} UTC)"
+    hours = offset.total_seconds() / 3600
+    return f"{task.time_text} ({local} local time, UTC{hours:+g})"
 
 
 @dataclass
@@ -85,6 +119,31 @@ class World:
         endpoints = [t for t in connected if is_endpoint(t)]
         return [replace(t, schema=fetch_schema(endpoints)) if t.name == "api_fetch" else t for t in shown]
 
+    def briefing(self, task: Task, max_steps: int = DEFAULT_MAX_STEPS) -> Briefing:
+        """What an agent is told of an episode of ``task`` (the same on every door)."""
+        finish = self.finish_tool
+        parts = [self.policy.strip()] if self.policy.strip() else []
+        parts.append(f"## Your task\n\n{task.briefing}")
+        who = f" You act as {task.actor}." if task.actor else ""
+        parts.append(f"The current time is {clock_text(task)}.{who}")
+        if task.user is not None:
+            parts.append(
+                "The person you work for (the operator) writes to you first; their message follows. Reach them "
+                f"with {USER_TOOL} (a message you write without calling a tool is sent to them too): their reply "
+                f"comes back. When they have what they asked for they answer {STOP}, which ends the episode: "
+                f"no {finish} is needed then."
+            )
+        if task.user is not None:
+            ends = f"When the work is done, tell the operator, or call {finish}."
+        else:
+            ends = f"When the work is done, call {finish}. Nobody reads a message you write without a tool."
+        parts.append(
+            f"Act only through the tools. {ends} You have {max_steps} steps (each tool call, and each message "
+            "you write, is one); after the last one the episode ends as it is."
+        )
+        opening = task.user.opening.strip() if task.user is not None else BEGIN.format(finish=finish)
+        return Briefing("\n\n".join(parts), opening, self.offered(task), NOBODY.format(finish=finish))
+
     @property
     def tasks(self) -> dict[str, Task]:
         if self._tasks is None:
@@ -123,10 +182,15 @@ def get_world(name: str) -> World:
         raise NotFound(f"unknown world {name!r}; worlds: {', '.join(worlds())}", error="unknown_world") from None
 
 
-def get_task(task_id: str) -> Task:
-    """The task with id ``world/name``; refuses ids that are not of that shape."""
+def get_task(task_id: str | int) -> Task:
+    """The task with id ``world/name``, or with that alias (a published benchmark's own id for it, e.g.
+    ServiceBench's ``1``); refuses anything else."""
+    task_id = str(task_id)
     if not TASK_ID.match(task_id):
-        raise NotFound(f"{task_id!r} is not a task id (world/name)", error="unknown_task")
+        aliased = [t for t in all_tasks() if task_id in t.aliases]
+        if len(aliased) == 1:
+            return aliased[0]
+        raise NotFound(f"{task_id!r} is not a task id (world/name) nor a task's alias", error="unknown_task")
     world = get_world(task_id.split("/", 1)[0])
     if world._tasks is not None:
         if task_id in world._tasks:

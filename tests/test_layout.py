@@ -1,7 +1,7 @@
 """The house's layout holds: every import runs down the layers (schema at the bottom, tools, world,
-seeds, episode, agents, grader, then the doors), no module imports itself back through others, and a
-world's code lives in its own folders (``schema/<world>/``, ``tools/<world>/``, ``seeds/<world>/``)
-where no engine module reaches into it."""
+seeds, episode, agents, grader, the live episode the doors share, then the doors), no module imports
+itself back through others, and a world's code lives in its own folders (``schema/<world>/``,
+``tools/<world>/``, ``seeds/<world>/``) where no engine module reaches into it."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ LAYERS = [  # low to high; a module may import its own layer's package and any l
     {"episode"},
     {"agents"},
     {"grader"},
+    {"live"},
     {"evaluation", "serve", "integrations"},
     {"cli"},
 ]

@@ -191,15 +191,16 @@ def test_token_usage_is_summed_over_responses(stub, tmp_path):
     assert report["usage"] == {"prompt_tokens": 350, "completion_tokens": 19, "total_tokens": 369}
 
 
-def test_without_an_operator_text_ends_nothing_until_three_turns_in_a_row(stub, tmp_path):
+def test_without_an_operator_text_is_a_step_spent_that_nobody_reads(stub, tmp_path):
     stub.add(message("Thinking."), tool_calls(call("orders_lookup", {"order_id": "ORD-1005"})))
     stub.add(message("Hmm."), message("Still here."), message("ORD-1005 is delivered."))
-    path, report = play(stub, tmp_path)
-    assert (report["steps"], report["ended"]) == (5, "text_only")
-    assert rows(path, "SELECT tool FROM _calls ORDER BY seq") == [("orders_lookup",), ("finish",)]
-    assert rows(path, "SELECT status, answer FROM _episode") == [("finished", "ORD-1005 is delivered.")]
-    nudge = stub.requests[1]["messages"][-1]
-    assert nudge["role"] == "user" and "finish" in nudge["content"]
+    path, report = play(stub, tmp_path, max_steps=5)
+    assert (report["steps"], report["ended"]) == (5, "max_steps")  # text ends nothing: only the budget
+    assert rows(path, "SELECT tool FROM _calls ORDER BY seq") == [("orders_lookup",)]
+    assert rows(path, "SELECT status, answer FROM _episode") == [("running", None)]
+    nobody = stub.requests[1]["messages"][-1]
+    briefing = get_world("commerce").briefing(get_task("commerce/refund-damaged-item"), 5)
+    assert nobody == {"role": "user", "content": briefing.nobody} and "finish" in nobody["content"]
 
 
 def test_with_an_operator_the_opening_comes_first_and_text_goes_to_them(stub, tmp_path):

@@ -50,7 +50,6 @@ def test_gold_calls_typed_as_call_lines_score_1_despite_bad_input_between(tmp_pa
         "call",
         "tool",
         "tool no_such_tool",
-        "say hello",  # this task has no operator
         "",
         "# a comment",
     ]
@@ -63,7 +62,6 @@ def test_gold_calls_typed_as_call_lines_score_1_despite_bad_input_between(tmp_pa
     assert "the arguments are not JSON" in result.output
     assert "the arguments must be a JSON object" in result.output
     assert "unknown tool 'orders_lookp'; did you mean orders_lookup" in result.output
-    assert "this task has no operator" in result.output
     # the typos were refused before the dispatcher: only the gold calls are in the episode
     assert recorded(out) == [(c.tool, 1) for c in get_task(REFUND).gold]
     assert "reward 1 (default)" in result.output and "db_match 1" in result.output
@@ -76,8 +74,7 @@ def test_intro_shows_instruction_and_tools_and_schemas_but_not_the_gold(tmp_path
     result = play(REFUND, "--out", tmp_path / "e.db", lines=["tools", "tool orders_process_refund", "help", "quit"])
     assert result.exit_code == 0, result.output
     flat = " ".join(result.output.split())
-    assert " ".join(task.instruction.split()) in flat
-    assert "this world has no written policy" in result.output
+    assert " ".join(get_world("commerce").briefing(task).text().split()) in flat  # the briefing of every door
     for name, tool in get_world("commerce").tool_map().items():
         assert f"{name} " in result.output and tool.description.splitlines()[0] in flat
     schema = get_world("commerce").tool_map()["orders_process_refund"].json_schema()
@@ -130,7 +127,7 @@ def test_finish_uses_the_worlds_own_ending_tool(tmp_path: Path) -> None:
     found = EpisodeFile.read(out)
     assert [(c.tool, c.args) for c in found.calls] == [(world.finish_tool, {world.finish_answer: "nothing done today"})]
     assert found.status == "finished"
-    assert f"policy: {world.folder / 'policy.md'}" in result.output
+    assert " ".join(world.policy.split())[-200:] in " ".join(result.output.split())  # the briefing holds it
 
 
 def test_an_operator_task_played_with_say(tmp_path: Path) -> None:
@@ -144,9 +141,7 @@ def test_an_operator_task_played_with_say(tmp_path: Path) -> None:
     result = play(UNLOCK, "--out", out, lines=lines)
     assert result.exit_code == 0, result.output
     flat = " ".join(result.output.split())
-    assert " ".join(task.user.opening.split()) in flat  # the operator's opening is shown
-    assert f"policy: {get_world('itsm').folder / 'policy.md'}" in result.output
-    assert get_world("itsm").policy.strip().splitlines()[-1] not in result.output  # not the whole text
+    assert " ".join(get_world("itsm").briefing(task).text().split()) in flat  # policy, clock, opening, rules
     assert "usage: say MESSAGE" in result.output
     assert "operator: Yes, her identity is verified" in flat
     assert "###STOP###" in result.output and "the episode has ended" in result.output
@@ -154,14 +149,25 @@ def test_an_operator_task_played_with_say(tmp_path: Path) -> None:
     assert grade(out).reward == 1.0
 
 
-def test_policy_is_shown_when_asked(tmp_path: Path) -> None:
-    policy = get_world("itsm").policy.strip()
-    last = policy.splitlines()[-1]
-    result = play(UNLOCK, "--out", tmp_path / "a.db", lines=["policy", "quit"])
+def test_policy_and_briefing_are_shown_again_when_asked(tmp_path: Path) -> None:
+    policy = " ".join(get_world("itsm").policy.split())
+    result = play(UNLOCK, "--out", tmp_path / "a.db", lines=["policy", "briefing", "quit"])
     assert result.exit_code == 0, result.output
-    assert " ".join(last.split()) in " ".join(result.output.split())
-    result = play(UNLOCK, "--out", tmp_path / "b.db", "--policy", lines=[])
-    assert " ".join(last.split()) in " ".join(result.output.split())
+    assert " ".join(result.output.split()).count(policy) == 3  # the briefing, policy, the briefing again
+
+
+def test_the_rules_of_every_door_text_to_nobody_the_turn_budget_and_hidden_step_rewards(tmp_path: Path) -> None:
+    out = tmp_path / "e.db"
+    lines = ["say is anyone there?", *gold_lines(REFUND)]
+    result = play(REFUND, "--out", out, "--max-steps", "3", lines=lines)
+    assert result.exit_code == 0, result.output
+    flat = " ".join(result.output.split())
+    assert "nobody: Nobody reads what you write without a tool" in flat  # a step spent, nothing recorded
+    assert "the episode has ended (its turn budget is spent)" in flat
+    assert [tool for tool, _ in recorded(out)] == ["users_lookup", "orders_lookup"]  # 1 message + 2 calls
+    assert '"reward"' not in result.output.split("─")[0]  # the task's reward is not shaped: no step rewards
+    shaped = play(REFUND, "--out", tmp_path / "s.db", "--reward", "shaped", lines=gold_lines(REFUND)[:1])
+    assert '"reward": 0.05' in shaped.output  # shaped: the step reward is part of what the player sees
 
 
 def test_default_episode_location_and_clean_failures(tmp_path: Path) -> None:

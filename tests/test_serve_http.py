@@ -13,7 +13,7 @@ import pytest
 from simtenant.grader import EpisodeFile, grade
 from simtenant.serve import running
 from simtenant.serve.http import create_app
-from simtenant.world import get_task
+from simtenant.world import get_task, get_world
 
 REFUND = "commerce/refund-damaged-item"
 
@@ -57,7 +57,9 @@ def test_health_and_schema(client: httpx.Client) -> None:
     assert client.get("/health").json()["status"] == "healthy"
     schema = client.get("/schema").json()
     assert {"action", "observation", "tools"} <= set(schema)
-    assert len(schema["action"]["oneOf"]) == 2
+    assert len(schema["action"]["oneOf"]) == 3  # by tool, by route, or text without a tool
+    metadata = client.get("/metadata").json()
+    assert metadata["name"] == "simtenant" and metadata["version"] and "commerce" in metadata["description"]
     assert {"task_description", "api_response", "available_endpoints", "reward", "done"} <= set(
         schema["observation"]["properties"]
     )
@@ -71,41 +73,70 @@ def test_health_and_schema(client: httpx.Client) -> None:
 
 
 def test_servicebench_session_without_episode_ids(client: httpx.Client, tmp_path: Path) -> None:
-    reset = client.post("/reset", json={"task_id": REFUND}).json()
+    reset = client.post("/reset", json={"task_id": 2, "reward": "shaped"}).json()  # ServiceBench's task 2
     assert reset["reward"] is None and reset["done"] is False and reset["episode_id"]
     seen = reset["observation"]
     assert seen["task_description"] == get_task(REFUND).instruction
     assert seen["success"] is True and seen["error_message"] is None and seen["done"] is False
+    assert seen["briefing"].startswith("## Your task") and "You have 30 steps" in seen["briefing"]
+    assert seen["running_reward"] == 0.0 and seen["task_completed"] is False
     assert {"name", "service", "method", "path", "description", "parameters"} <= set(seen["available_endpoints"][0])
 
-    rewards = []
-    for action in SERVICEBENCH_GOLD:
+    rewards, running = [], 0.0
+    for action in [*SERVICEBENCH_GOLD[:-1], {**SERVICEBENCH_GOLD[-1], "method": "PUT"}]:  # PUT writes as POST
         step = client.post("/step", json=action).json()
         assert step["observation"]["success"] is True, step
         assert step["done"] is False and "grade" not in step["observation"]
         rewards.append(step["reward"])
+        running = min(1.0, running + step["reward"])
+        assert step["observation"]["running_reward"] == pytest.approx(running)
     assert step["observation"]["api_response"]["status"] == "returned"
+    assert step["observation"]["task_completed"] is True  # ServiceBench's completion criteria are met
+    assert sum(rewards) == pytest.approx(1.0)  # ServiceBench's shaped steps of a perfect episode
     answer = "Refunded 49.99 for the damaged SKU-445 on ORD-1005 and set the order to returned."
     final = client.post("/step", json={"action": {"tool": "finish", "args": {"answer": answer}}}).json()
-    rewards.append(final["reward"])
     assert final["done"] is True and final["observation"]["done"] is True
-    assert final["observation"]["grade"] == {"reward": 1.0, "reward_mode": "default"}
-    assert sum(rewards) == pytest.approx(1.0)  # ServiceBench's shaped steps of a perfect episode
+    assert final["observation"]["grade"] == {"reward": 1.0, "reward_mode": "shaped"}
 
     state = client.get("/state").json()
     assert state["task_id"] == REFUND and state["step_count"] == 6 and state["done"] is True
     assert [c["tool"] for c in state["calls"]] == [c.tool for c in get_task(REFUND).gold]
     text = json.dumps(state)
     assert "gold" not in text and "checks" not in text and "snapshot" not in text
-    assert "cache" not in text.lower()
+    assert "cache" not in text.lower() and str(tmp_path) not in text  # no host path reaches the agent
 
-    episode = Path(state["episode_db"])
-    assert episode.parent == tmp_path / "runs"
+    (episode,) = (tmp_path / "runs").glob("*.db")
     assert grade(episode).reward == 1.0
     written = json.loads(episode.with_name(f"{episode.stem}.grade.json").read_text())
     assert written["reward"] == 1.0 and written["db_match"] == 1
     error_of(client.post("/step", json=SERVICEBENCH_GOLD[0]), 409, "episode_finished")
     assert len(EpisodeFile.read(episode).calls) == 6  # the refused step wrote nothing
+
+
+def test_step_rewards_are_not_shown_where_the_reward_is_not_shaped(client: httpx.Client, tmp_path: Path) -> None:
+    reset = client.post("/reset", json={"task_id": REFUND}).json()["observation"]
+    assert "running_reward" not in reset and "task_completed" not in reset
+    step = client.post("/step", json=SERVICEBENCH_GOLD[0]).json()
+    assert step["reward"] is None and step["observation"]["reward"] is None
+    assert "running_reward" not in step["observation"] and "reward" not in client.get("/state").json()["calls"][0]
+    (episode,) = (tmp_path / "runs").glob("*.db")
+    assert EpisodeFile.read(episode).calls[0].reward == 0.05  # kept in the record, for the grader
+
+
+def test_a_server_that_shows_rewards_a_default_task_and_a_turn_budget(tmp_path: Path) -> None:
+    app = create_app(tmp_path / "runs", task="commerce/order-status", max_steps=2, show_rewards=True)
+    with running(app) as url, httpx.Client(base_url=url) as http:
+        reset = http.post("/reset", json={}).json()  # OpenEnv's client names no task: the server's default
+        assert reset["observation"]["task_description"] == get_task("commerce/order-status").instruction
+        assert "You have 2 steps" in reset["observation"]["briefing"]
+        first = http.post("/step", json={"message": "Looking into it."}).json()  # text nobody reads: a step
+        assert first["observation"]["success"] is False and "Nobody reads" in first["observation"]["error_message"]
+        assert first["done"] is False and first["reward"] == 0.0
+        second = http.post("/step", json=SERVICEBENCH_GOLD[0]).json()
+        assert second["reward"] == 0.45 and second["done"] is True  # the budget is spent: graded as it is
+        assert second["observation"]["grade"] == {"reward": 0.0, "reward_mode": "default"}
+        error_of(http.post("/step", json=SERVICEBENCH_GOLD[1]), 409, "episode_finished")
+        assert http.get("/state").json()["step_count"] == 2
 
 
 def test_actions_by_tool_or_route_and_refused_calls(client: httpx.Client) -> None:
@@ -178,10 +209,16 @@ def test_operator_task_observations_carry_the_operators_messages(client: httpx.C
     task = get_task("itsm/unlock-after-verification")
     reset = client.post("/reset", json={"task_id": task.id}).json()["observation"]
     assert reset["messages"] == [{"role": "user", "content": task.user.opening}]
-    assert reset["policy"] and "send_message_to_user" in {t["name"] for t in reset["available_endpoints"]}
+    assert get_world("itsm").policy.strip() in reset["briefing"]
+    assert "send_message_to_user" in {t["name"] for t in reset["available_endpoints"]}
     step = client.post("/step", json={"tool": "send_message_to_user", "args": {"message": "Which user is it?"}})
     seen = step.json()["observation"]
-    assert len(seen["messages"]) == 2 and seen["messages"][1]["content"] == seen["api_response"]["reply"]
+    assert seen["messages"] == [{"role": "user", "content": seen["api_response"]["reply"]}]  # only the new one
+    lookup = client.post("/step", json={"tool": "get_user", "args": {"user_id": "USR-0002"}}).json()["observation"]
+    assert lookup["messages"] == []
+    text = client.post("/step", json={"message": "Is her identity verified?"}).json()["observation"]  # as a message
+    assert text["tool"] == "send_message_to_user" and text["messages"][0]["content"] == text["api_response"]["reply"]
+    assert len(client.get("/state").json()["messages"]) == 3  # the whole conversation stays in the state
 
 
 def test_errors_are_structured(client: httpx.Client) -> None:
@@ -190,7 +227,9 @@ def test_errors_are_structured(client: httpx.Client) -> None:
     error_of(client.post("/reset", content=b"{not json"), 400, "invalid_json")
     error_of(client.post("/reset", json=["commerce/order-status"]), 400, "invalid_body")
     error_of(client.post("/reset", json={}), 400, "missing_task_id")
-    error_of(client.post("/reset", json={"task_id": 1}), 400, "missing_task_id")
+    error_of(client.post("/reset", json={"task_id": True}), 400, "invalid_task_id")
+    error_of(client.post("/reset", json={"task_id": 99}), 404, "unknown_task")
+    error_of(client.post("/reset", json={"task_id": REFUND, "reward": "shapeless"}), 400, "invalid_reward")
     error_of(client.post("/reset", json={"task_id": "commerce/nope"}), 404, "unknown_task")
     error_of(client.post("/reset", json={"task_id": "../../etc"}), 404, "unknown_task")
     error_of(client.post("/reset", json={"task_id": REFUND, "episode_id": "../x"}), 400, "invalid_episode_id")
@@ -203,6 +242,7 @@ def test_errors_are_structured(client: httpx.Client) -> None:
     error_of(client.post("/step", json={"tool": 3}), 400, "invalid_action")
     error_of(client.post("/step", json={"tool": "finish", "endpoint": "/finish"}), 400, "invalid_action")
     error_of(client.post("/step", json={}), 400, "invalid_action")
+    error_of(client.post("/step", json={"message": "hi", "tool": "finish"}), 400, "invalid_action")
     error_of(client.get("/nowhere"), 404, "not_found")
     error_of(client.get("/reset"), 405, "method_not_allowed")
     assert client.get("/state", params={"episode_id": "one"}).json()["step_count"] == 0

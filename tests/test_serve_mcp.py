@@ -38,13 +38,21 @@ def test_stdio_lists_tools_plays_the_gold_and_grades(tmp_path: Path) -> None:
     async def session() -> None:
         async with stdio_client(stdio_server(REFUND, out)) as (read, write), ClientSession(read, write) as mcp:
             init = await mcp.initialize()
-            assert task.instruction in (init.instructions or "")
+            briefing = get_world(task.world).briefing(task).text()
+            assert init.instructions == briefing  # the briefing every door gives, three ways
+            prompts = (await mcp.list_prompts()).prompts
+            assert [p.name for p in prompts] == ["briefing"]
+            prompt = await mcp.get_prompt("briefing")
+            assert [(m.role, m.content.text) for m in prompt.messages] == [("user", briefing)]
+            read = await mcp.call_tool("read_briefing", {})
+            assert not read.is_error and read.content[0].text == briefing
             listed = {t.name: t for t in (await mcp.list_tools()).tools}
             tools = get_world(task.world).all_tools(with_user=False)
-            assert list(listed) == [t.name for t in tools]
+            assert list(listed) == [*(t.name for t in tools), "read_briefing"]
             for name, tool in listed.items():
-                expected = next(t for t in tools if t.name == name)
-                assert tool.input_schema == expected.json_schema() and tool.description == expected.description
+                expected = next((t for t in tools if t.name == name), None)
+                if expected is not None:
+                    assert tool.input_schema == expected.json_schema() and tool.description == expected.description
 
             refused = await mcp.call_tool("orders_lookup", {"order_id": "ORD-9999"})
             assert refused.is_error

@@ -184,7 +184,7 @@ def test_bad_arguments_come_back_as_structured_errors_and_an_unfinished_rollout_
     assert not rollouts.done(key)
     result = rollouts.finish(key)
     assert result.reward == 0.0 and result.steps == 6 and not result.completed
-    assert json.loads(rollout.call("orders_lookup", {"order_id": "ORD-1005"}))["error"]["code"] == 409
+    assert json.loads(rollout.run("orders_lookup", {"order_id": "ORD-1005"}))["error"]["code"] == 409
 
 
 def test_episodes_dir_keeps_the_episode_files(tmp_path: Path) -> None:

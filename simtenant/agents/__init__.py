@@ -1,7 +1,8 @@
 """Agents that play an episode: the oracle (gold calls), noop, replay of a file, and a chat model
 behind any OpenAI-compatible endpoint (``llm``, see ``simtenant.agents.llm``).
 
-Every agent drives the same Episode object, call by call.
+Every agent drives the same Episode object, turn by turn, by the rules of every door (``Episode.act``
+for a call, ``Episode.say`` for text written without a tool).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..episode import Episode
 from ..errors import InvalidArgument
@@ -20,13 +21,27 @@ from ..tools.engine.dispatch import Outcome
 from . import llm as llm_agent
 
 
-def play(episode: Episode, calls: Iterable[Call]) -> list[Outcome]:
-    """Play calls in order until the list ends or the episode finishes."""
+class Said(BaseModel):
+    """A turn of text written without a tool, in a replay file: ``{"message": TEXT}`` (as the HTTP server's
+    message action): to the operator where the task has one, elsewhere a step spent."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    message: str
+
+
+Turn = Call | Said
+
+
+def play(episode: Episode, turns: Iterable[Turn]) -> list[Outcome]:
+    """Play turns in order, by the rules every door keeps (``Episode.act``, ``Episode.say``), until the list
+    ends, the episode finishes or its turn budget is spent."""
     outcomes = []
-    for call in calls:
-        if episode.done:
+    for turn in turns:
+        if episode.over:
             break
-        outcomes.append(episode.call(call.tool, call.args))
+        outcome = episode.say(turn.message) if isinstance(turn, Said) else episode.act(turn.tool, turn.args)
+        if outcome is not None:
+            outcomes.append(outcome)
     return outcomes
 
 
@@ -55,8 +70,9 @@ AGENTS: dict[str, Callable[..., list[Outcome]]] = {
 }
 
 
-def read_actions(path: Path) -> list[Call]:
-    """A replay file: a JSON list of {"tool", "args"} items, or one such object per line (JSONL)."""
+def read_actions(path: Path) -> list[Turn]:
+    """A replay file: a JSON list of {"tool", "args"} items (or {"message"}: text without a tool), or one
+    such object per line (JSONL)."""
     try:
         text = Path(path).read_text()
     except OSError as exc:
@@ -69,21 +85,23 @@ def read_actions(path: Path) -> list[Call]:
             items = [json.loads(line) for line in text.splitlines() if line.strip()]
     except json.JSONDecodeError as exc:
         raise InvalidArgument(f"{path}: not JSON or JSONL: {exc}", error="invalid_replay_file") from None
-    calls = []
+    turns: list[Turn] = []
     for number, item in enumerate(items, start=1):
+        kind = Said if isinstance(item, dict) and "message" in item and "tool" not in item else Call
         try:
-            calls.append(Call.model_validate(item))
+            turns.append(kind.model_validate(item))
         except ValidationError as exc:
             problem = exc.errors()[0]
             where = ".".join(str(p) for p in problem["loc"]) or "item"
             raise InvalidArgument(
-                f'{path}: item {number}: {where}: {problem["msg"]} (expected {{"tool": NAME, "args": {{...}}}})',
+                f'{path}: item {number}: {where}: {problem["msg"]} (expected {{"tool": NAME, "args": {{...}}}} '
+                'or {"message": TEXT})',
                 error="invalid_replay_file",
             ) from None
-    return calls
+    return turns
 
 
-def check_agent(agent: str, actions: Path | None = None) -> list[Call] | None:
+def check_agent(agent: str, actions: Path | None = None) -> list[Turn] | None:
     """Refuse an unknown agent or a bad replay file before anything is written; the replay's calls."""
     if agent not in AGENTS:
         raise InvalidArgument(f"unknown agent {agent!r}; agents: {', '.join(AGENTS)}", error="unknown_agent")
@@ -94,13 +112,24 @@ def check_agent(agent: str, actions: Path | None = None) -> list[Call] | None:
     return read_actions(actions)
 
 
-def run(task: Any, agent: str, path: Path, actions: Path | None = None, scale: int = 1, **options: Any) -> Path:
-    """Play ``task`` with the named agent into a new episode file at ``path``; ``options`` go to the
-    agent (the llm agent's: model, base_url, api_key_env, max_steps, user_model, ...)."""
+def run(
+    task: Any,
+    agent: str,
+    path: Path,
+    actions: Path | None = None,
+    scale: int = 1,
+    max_steps: int | None = None,
+    **options: Any,
+) -> Path:
+    """Play ``task`` with the named agent into a new episode file at ``path``, with a turn budget of
+    ``max_steps`` (the task's, else the default); ``options`` go to the agent (the llm agent's: model,
+    base_url, api_key_env, user_model, ...)."""
     calls = check_agent(agent, actions)
+    if max_steps is not None and max_steps < 1:
+        raise InvalidArgument("--max-steps must be at least 1", error="invalid_argument")
     if agent == "llm":
         llm_agent.check(task, **options)
-    with Episode.start(task, path, scale=scale) as episode:
+    with Episode.start(task, path, scale=scale, max_steps=max_steps) as episode:
         if calls is not None:
             play(episode, calls)
         else:

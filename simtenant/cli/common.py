@@ -26,6 +26,12 @@ console = Console()
 errors = Console(stderr=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a summary")]
+MaxSteps = Annotated[
+    int | None,
+    typer.Option(
+        min=1, help="The turn budget of an episode (each tool call and message is a step): the task's, else 30"
+    ),
+]
 JudgeModel = Annotated[
     str | None, typer.Option(help="Grade judge components with this model (any OpenAI-compatible endpoint)")
 ]

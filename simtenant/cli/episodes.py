@@ -23,6 +23,7 @@ from .common import (
     JudgeBaseUrl,
     JudgeKeyEnv,
     JudgeModel,
+    MaxSteps,
     TextMatch,
     _diff_table,
     _episode_path,
@@ -52,7 +53,7 @@ def run(
     api_key_env: Annotated[str, typer.Option(help="--agent llm: environment variable holding the API key")] = (
         "OPENAI_API_KEY"
     ),
-    max_steps: Annotated[int, typer.Option(min=1, help="--agent llm: tool calls and messages allowed")] = 30,
+    max_steps: MaxSteps = None,
     user_model: Annotated[
         str | None, typer.Option(help="--agent llm: a chat model plays the task's operator (scripted by default)")
     ] = None,
@@ -84,7 +85,6 @@ def run(
             "model": model,
             "base_url": base_url,
             "api_key_env": api_key_env,
-            "max_steps": max_steps,
             "user_model": user_model,
             "user_base_url": user_base_url,
             "user_api_key_env": user_api_key_env,
@@ -92,7 +92,7 @@ def run(
     elif user_model:
         raise InvalidArgument("--user-model plays the operator for --agent llm only", error="invalid_argument")
     episode = _episode_path(found.id, agent, out, runs_dir)
-    path = run_agent(found, agent, episode, actions=actions, scale=scale, **options)
+    path = run_agent(found, agent, episode, actions=actions, scale=scale, max_steps=max_steps, **options)
     result = grade(path, reward, judge=judge, text_match=text_match)
     report = read_report(path) if agent == "llm" else None
     if report is None:

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from .. import evaluation
 from ..grader.grade import check_reward_mode
-from .common import JsonFlag, _print_json, command, console
+from .common import JsonFlag, MaxSteps, _print_json, command, console
 
 progress_console = Console(stderr=True)
 
@@ -70,7 +70,7 @@ def eval_command(
     model: Annotated[str | None, typer.Option(help="Agent option: the model")] = None,
     base_url: Annotated[str | None, typer.Option(help="Agent option: an OpenAI-compatible base URL")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Agent option: the variable holding the API key")] = None,
-    max_steps: Annotated[int | None, typer.Option(min=1, help="Agent option: tool calls and messages allowed")] = None,
+    max_steps: MaxSteps = None,
     user_model: Annotated[str | None, typer.Option(help="Agent option: a chat model plays the operator")] = None,
     user_base_url: Annotated[str | None, typer.Option(help="Agent option: the operator model's base URL")] = None,
     user_api_key_env: Annotated[

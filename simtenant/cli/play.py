@@ -1,24 +1,26 @@
 """`simtenant play TASK`: a person plays the agent at the terminal, for task authors checking a task.
 
-It shows what an agent is shown — the task's instruction, where the world's policy is (its text on
-``policy``), the clock, the acting identity and the operator's opening — and then reads commands
-from stdin, one a line::
+It shows what an agent is shown on every door — the episode's briefing: the world's policy, the
+task's instruction, the clock, the acting identity, the rules and the first message — and then reads
+commands from stdin, one a line::
 
     tools                  the episode's tools, one line each
     tool NAME              a tool's description and JSON Schema
     call NAME {json}       call a tool (arguments as a JSON object; {} when left out)
-    say MESSAGE            send_message_to_user (tasks with an operator)
+    say MESSAGE            write text without a tool: to the operator, or to nobody (a step spent)
     finish [ANSWER]        end the episode with the world's ending tool
     policy                 the world's policy text
-    instruction            the instruction (and the operator's opening) again
+    briefing               the whole briefing again
     help                   this list
     quit                   stop here, leaving the episode unfinished (end of input does the same)
 
-Every call goes through ``Episode.call`` — the one dispatcher — and its result or structured error
-is printed as JSON. A line that is not a command, arguments that are not a JSON object and an
-unknown tool name are the player's typos: they are refused here, print what is wrong, and are not
-recorded. When the episode ends (or the player quits) it is graded and the grade shown the way
-``simtenant run`` shows it. Nothing of the gold calls, the checks or the notes is shown before that.
+The player keeps the rules of every door: a call is ``Episode.act`` (the one dispatcher, the turn
+budget, tools not offered refused) and ``say`` is ``Episode.say``; the result or structured error is
+printed as JSON, with the step's reward only where the task's reward is shaped. A line that is not a
+command, arguments that are not a JSON object and an unknown tool name are the player's typos: they are
+refused here, print what is wrong, and are not recorded. When the episode ends (or the player quits) it
+is graded and the grade shown the way ``simtenant run`` shows it. Nothing of the gold calls, the checks
+or the notes is shown before that.
 """
 
 from __future__ import annotations
@@ -38,20 +40,18 @@ from ..grader import grade
 from ..grader.grade import check_reward_mode
 from ..task import Task
 from ..tools.engine.dispatch import Outcome
-from ..world import World, get_task
-from .common import _episode_path, _show_grade, command, console
-
-USER_TOOL = "send_message_to_user"
+from ..world import USER_TOOL, World, get_task
+from .common import MaxSteps, _episode_path, _show_grade, command, console
 
 HELP = """\
 commands:
   tools                  list the tools, one line each
   tool NAME              a tool's description and JSON Schema
   call NAME {{json}}       call a tool; the arguments are a JSON object ({{}} when left out)
-  say MESSAGE            send a message to the operator (send_message_to_user)
+  say MESSAGE            write without a tool: to the operator (send_message_to_user), or to nobody
   {finish:<22} end the episode with your final answer ({tool})
   policy                 show the world's policy
-  instruction            show the instruction again
+  briefing               show the whole briefing again
   help                   this list
   quit                   stop, leaving the episode unfinished (end of input does the same)
 The episode is graded when it ends or when you quit."""
@@ -69,31 +69,16 @@ class PlaySession:
     # -- what the player is shown ------------------------------------------------------------
 
     def introduce(self) -> None:
-        task, world = self.task, self.world
-        console.print(f"[bold]{task.id}[/bold]  ({escape(world.title)})", highlight=False)
+        console.print(f"[bold]{self.task.id}[/bold]  ({escape(self.world.title)})", highlight=False)
         console.print(f"episode {escape(str(self.episode.path))}", highlight=False)
-        clock = f"clock {task.time_text}" + (f"  acting as {task.actor}" if task.actor else "")
-        console.print(clock, highlight=False)
-        self.show_instruction()
-        policy = policy_path(world)
-        if policy is None:
-            console.print("policy: this world has no written policy", highlight=False)
-        else:
-            console.print(f"policy: {escape(str(policy))}  (type [bold]policy[/bold] to read it)", highlight=False)
+        self.show_briefing()
         console.print(
             f"{len(self.episode.offered)} tools (type [bold]tools[/bold]); type [bold]help[/bold] for commands.",
             highlight=False,
         )
 
-    def show_instruction(self) -> None:
-        console.print("[bold]instruction[/bold]", highlight=False)
-        console.print(escape(self.task.briefing), highlight=False)
-        if self.task.user is not None:
-            console.print(
-                f"[green]operator[/green]: {escape(self.task.user.opening.strip())}\n"
-                "(reach the operator with [bold]say MESSAGE[/bold])",
-                highlight=False,
-            )
+    def show_briefing(self) -> None:
+        console.print(escape(self.episode.briefing().text()), highlight=False, soft_wrap=True)  # as written
 
     def show_help(self) -> None:
         finish = self.world.finish_tool
@@ -146,8 +131,8 @@ class PlaySession:
             self.call(self.world.finish_tool, {self.world.finish_answer: rest})
         elif word == "policy":
             self.show_policy()
-        elif word == "instruction":
-            self.show_instruction()
+        elif word in ("briefing", "instruction"):
+            self.show_briefing()
         else:
             refuse(f"unknown command {word!r}; type help for the commands")
 
@@ -167,11 +152,15 @@ class PlaySession:
         self.call(name, args)
 
     def handle_say(self, message: str) -> None:
-        if self.task.user is None:
-            return refuse("this task has no operator to talk to; nothing was sent")
         if not message:
             return refuse("usage: say MESSAGE")
-        self.call(USER_TOOL, {"message": message})
+        if self.refused_over():
+            return
+        outcome = self.episode.say(message)
+        if outcome is None:
+            console.print(f"[yellow]nobody[/yellow]: {escape(self.episode.briefing().nobody)}", highlight=False)
+        else:
+            self.show(outcome)
 
     def find_tool(self, name: str) -> Any:
         tool = self.episode.tools.get(name)
@@ -181,14 +170,24 @@ class PlaySession:
             refuse(f"unknown tool {name!r}{hint}")
         return tool
 
-    def call(self, name: str, args: dict[str, Any]) -> Outcome:
-        outcome = self.episode.call(name, args)
-        _print_json(outcome.to_dict())
-        if outcome.ok and name == USER_TOOL:
+    def call(self, name: str, args: dict[str, Any]) -> None:
+        if not self.refused_over():
+            self.show(self.episode.act(name, args))
+
+    def refused_over(self) -> bool:
+        """Refuse a turn the episode no longer takes (printed, nothing recorded)."""
+        if not self.episode.over:
+            return False
+        refuse(f"the episode takes no more turns ({self.episode.ended})")
+        return True
+
+    def show(self, outcome: Outcome) -> None:
+        _print_json(outcome.to_dict(with_reward=self.episode.shows_rewards))
+        if outcome.ok and outcome.tool == USER_TOOL:
             console.print(f"[green]operator[/green]: {escape(str(outcome.result.get('reply', '')))}", highlight=False)
-        if self.episode.done:
-            console.print("[bold]the episode has ended[/bold]", highlight=False)
-        return outcome
+        if self.episode.over:
+            why = {"max_steps": "its turn budget is spent"}.get(self.episode.ended or "", "it has ended")
+            console.print(f"[bold]the episode has ended[/bold] ({why})", highlight=False)
 
     def play(self, lines: Any) -> None:
         """Read commands until the episode ends, the player quits or the input ends."""
@@ -196,9 +195,9 @@ class PlaySession:
             if line.strip() and not interactive():
                 console.print(f"[dim]> {escape(line.rstrip())}[/dim]", highlight=False)
             self.handle(line)
-            if self.quit or self.episode.done:
+            if self.quit or self.episode.over:
                 break
-        if not self.episode.done:
+        if not self.episode.over:
             console.print("[yellow]left unfinished[/yellow]", highlight=False)
 
 
@@ -243,17 +242,16 @@ def play(
     out: Annotated[Path | None, typer.Option(help="Episode file to write (must not exist)")] = None,
     runs_dir: Annotated[Path, typer.Option(help="Where episodes are written")] = Path("runs/play"),
     reward: Annotated[str | None, typer.Option(help="default, shaped or rubric (the task's own by default)")] = None,
-    policy: Annotated[bool, typer.Option("--policy", help="Print the world's policy text at the start")] = False,
+    max_steps: MaxSteps = None,
 ) -> None:
     """Play a task yourself, as the agent, at the terminal; the episode is graded when it ends."""
     found = get_task(task)
     check_reward_mode(found, reward)
     path = _episode_path(found.id, "play", out, runs_dir)
-    with Episode.start(found, path) as episode:
+    with Episode.start(found, path, max_steps=max_steps) as episode:
+        episode.shows_rewards = (reward or found.reward) == "shaped"
         session = PlaySession(episode)
         session.introduce()
-        if policy:
-            session.show_policy()
         session.play(input_lines())
     _show_grade(grade(path, reward), False)
     console.print(f"re-grade with: simtenant grade {escape(str(path))}", highlight=False)

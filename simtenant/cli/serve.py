@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from ..errors import SimtenantError
 from ..world import get_task
-from .common import _episode_path, app, errors
+from .common import MaxSteps, _episode_path, app, errors
 
 serve_app = typer.Typer(help="Serve episodes to agents: OpenEnv-style HTTP, or MCP.", no_args_is_help=True)
 app.add_typer(serve_app, name="serve")
@@ -55,14 +55,21 @@ def http(
     port: Port = 8000,
     runs_dir: RunsDir = Path("runs/serve"),
     token: Token = None,
+    task: Annotated[str | None, typer.Option(help="The task a reset that names none starts (id or alias)")] = None,
+    max_steps: MaxSteps = None,
+    show_rewards: Annotated[
+        bool, typer.Option("--show-rewards", help="Show step rewards on every task (else only where shaped)")
+    ] = False,
 ) -> None:
-    """Serve any task over HTTP, OpenEnv-style: POST /reset, POST /step, GET /state, /health, /schema."""
+    """Serve any task over HTTP, OpenEnv-style: POST /reset, POST /step, GET /state, /health, /schema,
+    /metadata, and the WebSocket /ws of OpenEnv's current clients."""
     from ..serve import listen
     from ..serve.http import serve
 
+    default = get_task(task).id if task is not None else None  # an unknown task fails before the port is taken
     sock = listen(host, port)
     errors.print(f"simtenant serving http://{_address(sock)} (episodes in {runs_dir})", highlight=False)
-    serve(sock, runs_dir, token)
+    serve(sock, runs_dir, token, default, max_steps, show_rewards)
 
 
 @serve_app.command("mcp")
@@ -75,6 +82,7 @@ def mcp(
     runs_dir: RunsDir = Path("runs/serve"),
     out: Annotated[Path | None, typer.Option(help="Episode file to write (must not exist)")] = None,
     token: Token = None,
+    max_steps: MaxSteps = None,
 ) -> None:
     """Serve one episode of a task over MCP: its tools, send_message_to_user (operator tasks) and finish."""
     from ..serve import LiveEpisode, listen
@@ -82,7 +90,7 @@ def mcp(
 
     found = get_task(task)
     sock = listen(host, port) if http else None  # before the episode starts: a taken port leaves no file
-    live = LiveEpisode(found, _episode_path(found.id, "mcp", out, runs_dir))
+    live = LiveEpisode(found, _episode_path(found.id, "mcp", out, runs_dir), max_steps)
     where = f" at http://{_address(sock)}/mcp" if sock else ""
     errors.print(f"simtenant MCP server for {found.id}{where}: episode {live.path}", highlight=False)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # a terminated server still grades its episode

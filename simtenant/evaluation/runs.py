@@ -100,7 +100,7 @@ def check_options(agent: str, options: dict[str, Any], tasks: list[Task]) -> dic
         name
         for name, p in inspect.signature(AGENTS[agent]).parameters.items()
         if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    }
+    } | {"max_steps"}  # the episode's turn budget, for every agent
     unknown = sorted(set(given) - named)
     if unknown:
         flags = ", ".join("--" + k.replace("_", "-") for k in unknown)

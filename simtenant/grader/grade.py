@@ -115,6 +115,29 @@ class GradeResult:
     text_match: str = "facts"
     gold_variant: int = 0  # which gold the episode was graded against (0: the gold as written)
 
+    def metrics(self) -> dict[str, float]:
+        """The grade's numbers, flat, for a harness to record and an evaluation to average: the reward,
+        the row diff, the outcome, completion, the share of checks passed, and, where the task has them,
+        the shaped reward, the assertion share and each rubric component (``rubric.<name>``)."""
+        counted = [c for c in self.checks if not c.skipped]
+        found = {
+            "reward": self.reward,
+            "db_match": float(self.db_match),
+            "db_credit": self.db_credit,
+            "outcome_credit": self.outcome_credit,
+            "completed": float(self.completed),
+            "checks_passed": sum(bool(c.passed) for c in counted) / len(counted) if counted else 1.0,
+            "steps": float(self.steps),
+        }
+        optional = {
+            "shaped_reward": self.shaped_reward,
+            "rubric_reward": self.rubric_reward,
+            "assertion_share": self.assertion_share,
+        }
+        found |= {key: value for key, value in optional.items() if value is not None}
+        found |= {f"rubric.{c.name}": c.score for c in self.rubric if c.score is not None}
+        return found
+
     @property
     def task_completed_correctly(self) -> bool | None:
         """With assertions: whether every scored one holds and nothing else differs (reward 1)."""

@@ -17,7 +17,7 @@ from .. import seeds
 from ..errors import SimtenantError
 from ..facts import names_a_record
 from ..task import AnswerCheck, Call, Task, TextSpec, ToldUserCheck
-from ..world import get_world
+from ..world import DEFAULT_MAX_STEPS, all_tasks, get_world
 from .assertions import holds
 from .gold import FreeText, free_texts, gold_database, parse_path, set_path
 from .grade import grade, rubric_of
@@ -203,12 +203,27 @@ def _why(result: Any) -> str:
 _NO_SPEC = TextSpec()
 
 
+def _rule_problems(task: Task) -> list[str]:
+    """What the rules of every door forbid: a gold that does not fit the turn budget, and an alias another
+    task has too."""
+    problems = []
+    budget = task.max_steps or DEFAULT_MAX_STEPS
+    if len(task.gold) > budget:
+        problems.append(f"the gold takes {len(task.gold)} steps; the turn budget is {budget} (max_steps)")
+    for alias in task.aliases:
+        others = [t.id for t in all_tasks() if alias in t.aliases and t.id != task.id]
+        if others:
+            problems.append(f"alias {alias!r} is {', '.join(others)}'s too")
+    return problems
+
+
 def validate_task(task: Task, wording: bool = True) -> TaskValidation:
     """Prove one task; ``wording`` also plays its paraphrases and fact-missing texts."""
     from ..agents import run
 
     report = TaskValidation(task.id)
     report.warnings.extend(_fact_warnings(task))
+    report.problems.extend(_rule_problems(task))
     with tempfile.TemporaryDirectory(prefix="simtenant-validate-") as tmp:
         work = Path(tmp)
         try:

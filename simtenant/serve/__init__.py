@@ -1,11 +1,9 @@
 """Serving episodes to agents over the network: an OpenEnv-compatible HTTP server (``serve.http``) and an
 MCP server (``serve.mcp``).
 
-Both doors drive the same ``Episode`` through the same dispatcher as the Python API and the CLI, so one
-trajectory leaves the same episode file whichever door it came through. ``LiveEpisode`` is what they share:
-the episode, a lock (calls of one episode run one at a time, from any thread), the operator's messages,
-and the grade, taken as soon as the episode ends and written beside it as ``<episode>.grade.json``.
-Nothing here hands the agent gold calls, checks, the grader's diff or the snapshot path.
+Both doors play a ``LiveEpisode`` (``simtenant.live``): the same ``Episode``, through the same dispatcher
+and by the same rules as the Python API, the CLI and verifiers, so one trajectory leaves the same episode
+file whichever door it came through. Here: the bearer-token guard both servers share and running a server.
 """
 
 from __future__ import annotations
@@ -16,37 +14,33 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
-from ..episode import Episode
-from ..errors import Conflict, SimtenantError
-from ..grader import GradeResult, grade
-from ..task import Task
-from ..tools import Tool
-from ..tools.engine.dispatch import Outcome
-from ..world import get_world
+from ..errors import Conflict
+from ..live import CACHE_LOCK, LiveEpisode, catalogue, grade_path
 
-# Starting an episode and grading one build cached files (snapshots, templates, gold databases) whose
-# temporary names are unique per process, not per thread: one thread at a time does either.
-CACHE_LOCK = threading.Lock()
+__all__ = ["CACHE_LOCK", "BearerToken", "LiveEpisode", "catalogue", "grade_path", "listen", "running", "serve_forever"]
 
 
 class BearerToken:
-    """ASGI middleware for both servers: with a token, every HTTP request must carry
-    ``Authorization: Bearer <token>`` (compared in constant time), else 401 and a structured error."""
+    """ASGI middleware for both servers: with a token, every HTTP request (and WebSocket handshake) must
+    carry ``Authorization: Bearer <token>`` (compared in constant time), else 401 and a structured error
+    (a refused handshake: 403)."""
 
     def __init__(self, app: Any, token: str | None) -> None:
         self.app, self.token = app, token
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if self.token is None or scope["type"] != "http":
+        if self.token is None or scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         scheme, _, value = headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), self.token.encode()):
             await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":  # closing before accepting answers the handshake with 403
+            await send({"type": "websocket.close", "code": 1008, "reason": "Authorization: Bearer <token> needed"})
             return
         body = json.dumps(
             {
@@ -69,110 +63,6 @@ class BearerToken:
             }
         )
         await send({"type": "http.response.body", "body": body})
-
-
-_CATALOGUES: dict[tuple[str, str], list[dict[str, Any]]] = {}
-
-
-def catalogue(task: Task) -> list[dict[str, Any]]:
-    """The tools an agent is shown for ``task`` (see ``World.offered``), built once per task file: do not modify."""
-    key = (task.id, task.hash)
-    if key not in _CATALOGUES:
-        _CATALOGUES[key] = [t.summary() for t in get_world(task.world).offered(task)]
-    return _CATALOGUES[key]
-
-
-def grade_path(path: Path) -> Path:
-    """Where the grade of the episode file ``path`` is written: ``<episode>.grade.json`` beside it."""
-    return path.with_name(f"{path.stem}.grade.json")
-
-
-class LiveEpisode:
-    """An episode being played through a door, safe to call from any thread."""
-
-    def __init__(self, task: Task, path: Path) -> None:
-        with CACHE_LOCK:
-            self.episode = Episode.start(task, path)
-        self.task = task
-        self.path = Path(path)
-        self.lock = threading.Lock()
-        self.outcomes: list[Outcome] = []
-        opening = [] if task.user is None else [{"role": "user", "content": task.user.opening}]
-        self.messages: list[dict[str, str]] = opening  # what the operator has said
-        self.grade: GradeResult | None = None
-        self.grade_error: dict[str, Any] | None = None
-        self.closed = False
-
-    @property
-    def tools(self) -> list[Tool]:
-        """Every tool the episode takes (named operations included)."""
-        return list(self.episode.tools.values())
-
-    @property
-    def offered(self) -> list[Tool]:
-        """The tools an agent is shown."""
-        return self.episode.offered
-
-    @property
-    def done(self) -> bool:
-        return self.episode.done
-
-    def endpoints(self) -> list[dict[str, Any]]:
-        """The episode's tools as the agent sees them: name, route, description and JSON Schema."""
-        return catalogue(self.task)
-
-    def instructions(self) -> str:
-        """What the agent is told: the task's instruction, the operator's opening and the world's policy."""
-        parts = [self.task.briefing]
-        if self.task.user is not None:
-            parts.append(
-                f"The person you work for says: {self.task.user.opening.strip()}\nReach them with send_message_to_user."
-            )
-        policy = get_world(self.task.world).policy.strip()
-        if policy:
-            parts.append(policy)
-        return "\n\n".join(parts)
-
-    def call(self, tool: str, args: Any) -> Outcome:
-        """Run one call through the dispatcher; the episode is graded and closed when it ends.
-
-        A finished episode takes no more calls (the other doors stop playing there too): 409."""
-        with self.lock:
-            if self.closed:
-                raise Conflict("the episode has finished; no more calls are taken", error="episode_finished")
-            outcome = self.episode.call(tool, args)
-            self.outcomes.append(outcome)
-            if outcome.ok and tool == "send_message_to_user":  # the operator's reply
-                self.messages.append({"role": "user", "content": outcome.result["reply"]})
-            if self.episode.done:
-                self._finish()
-            return outcome
-
-    def close(self) -> None:
-        """Close the episode (at shutdown): grade it if it has not been graded yet."""
-        with self.lock:
-            if not self.closed:
-                self._finish()
-
-    def grade_summary(self) -> dict[str, Any] | None:
-        """The episode's reward once graded, without the diff or checks (which would show the gold)."""
-        if self.grade is not None:
-            return {"reward": self.grade.reward, "reward_mode": self.grade.reward_mode}
-        if self.grade_error is not None:
-            return {"error": self.grade_error}
-        return None
-
-    def _finish(self) -> None:
-        self.episode.close()
-        self.closed = True
-        try:
-            with CACHE_LOCK:
-                self.grade = grade(self.path)
-            body: dict[str, Any] = self.grade.to_dict()
-        except SimtenantError as exc:  # a task that cannot be graded still leaves its episode file
-            self.grade_error = exc.to_dict()
-            body = {"error": self.grade_error}
-        grade_path(self.path).write_text(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
 
 
 def uvicorn_server(app: Any, host: str = "127.0.0.1", port: int = 8000) -> Any:

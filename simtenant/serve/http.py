@@ -1,12 +1,19 @@
-"""An OpenEnv-compatible HTTP server: many concurrent episodes of any task, one call per step.
+"""An OpenEnv-compatible HTTP server: many concurrent episodes of any task, one turn per step.
 
-Routes: ``POST /reset {"task_id"}``, ``POST /step {"episode_id"?, "action"}`` (or the action's fields at
-the top level, as ServiceBench's curl sends them), ``GET /state``, ``GET /health``, ``GET /schema``.
-An action is ``{"tool", "args"}`` or ServiceBench's ``{"service", "endpoint", "method", "params"}``,
-routed to the tool registered at that route. A request that names no episode acts on the most recent
-one. Every failure is a structured error ``{"error": {code, error, message}}`` with that HTTP status;
-a call the tool refuses is an observation with ``success: false`` (the agent's mistake, recorded in
-``_calls`` like any other call), not an HTTP error.
+Routes: ``POST /reset {"task_id"?, "episode_id"?, "reward"?}`` (a task id, or a task's alias such as
+ServiceBench's ``1``; none: the server's default task, ``serve http --task``), ``POST /step
+{"episode_id"?, "action"}`` (or the action's fields at the top level, as ServiceBench's curl sends them),
+``GET /state``, ``GET /health``, ``GET /schema``, ``GET /metadata``, and OpenEnv's WebSocket ``/ws`` (one
+episode per connection; messages ``reset``, ``step``, ``state``, ``close``). An action is
+``{"tool", "args"}``, ServiceBench's ``{"service", "endpoint", "method", "params"}`` (routed to the tool at
+that route; ``PUT`` is a write, as ``POST``) or ``{"message"}``: text written without a tool, which goes
+to the operator where the task has one and is a step spent where it has none. Every episode keeps the
+rules of every door (``LiveEpisode``): the briefing on reset, the turn budget, tools not offered refused,
+the end on ``finish``, ``###STOP###`` or the last step. A request that names no episode acts on the most
+recent one. Every failure is a structured error ``{"error": {code, error, message}}`` with that HTTP
+status; a call the tool refuses is an observation with ``success: false`` (the agent's mistake, recorded
+in ``_calls`` like any other call), not an HTTP error. Step rewards, the running reward and
+``task_completed`` are shown where the episode's reward is shaped, or when the server shows them.
 """
 
 from __future__ import annotations
@@ -21,13 +28,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from .. import __version__
 from ..errors import Conflict, InvalidArgument, NotFound, SimtenantError
+from ..grader.grade import check_reward_mode
 from ..tools import Tool
 from ..tools.engine.dispatch import Outcome
 from ..world import get_task, worlds
@@ -51,34 +60,46 @@ class EndpointAction(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     service: str | None = Field(None, description='The tool\'s service ("orders"; ServiceBench\'s "order" too)')
     endpoint: str = Field(description='The tool\'s path, e.g. "/users/lookup"')
-    method: str = Field("GET", description="The tool's method: GET reads, POST writes")
+    method: str = Field("GET", description="The tool's method: GET reads, POST (or PUT) writes")
     params: Any = Field(default_factory=dict, description="The tool's arguments (a JSON object)")
     metadata: dict[str, Any] = Field(default_factory=dict, description="Ignored (OpenEnv's action metadata)")
 
 
+class MessageAction(BaseModel):
+    """Write text without calling a tool: to the operator where the task has one; elsewhere a step spent."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    message: str = Field(description="The text")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Ignored (OpenEnv's action metadata)")
+
+
 class Observation(BaseModel):
-    """What the agent sees after a reset or a step (ServiceBench's observation, plus the operator's messages)."""
+    """What the agent sees after a reset or a step (ServiceBench's observation, plus the briefing and the
+    operator's new messages)."""
 
     task_description: str = Field(description="The task's instruction")
     api_response: Any = Field(None, description="The call's result, or its structured error")
     success: bool = Field(description="Whether the call succeeded")
     error_message: str | None = Field(None, description="The error's message when the call failed")
     available_endpoints: list[dict[str, Any]] = Field(description="The episode's tools: name, route, schema")
-    reward: float | None = Field(None, description="This step's reward (shaped tasks; 0 otherwise)")
-    done: bool = Field(description="Whether the episode has ended")
+    reward: float | None = Field(None, description="This step's reward (where rewards are shown)")
+    done: bool = Field(description="Whether the episode takes no more turns")
     tool: str | None = Field(None, description="The tool the step called")
     step: int | None = Field(None, description="The call's number in the episode")
-    policy: str | None = Field(None, description="The world's policy (on reset, when the world has one)")
-    messages: list[dict[str, str]] | None = Field(None, description="The operator's messages so far (operator tasks)")
+    briefing: str | None = Field(None, description="On reset: what the agent is told (policy, task, clock, rules)")
+    messages: list[dict[str, str]] | None = Field(None, description="The operator's new messages (operator tasks)")
+    running_reward: float | None = Field(None, description="The reward so far (where rewards are shown)")
+    task_completed: bool | None = Field(None, description="Whether the task's completion condition holds (ditto)")
     grade: dict[str, Any] | None = Field(None, description="The episode's graded reward, once it has ended")
 
 
-EXTRAS = ("tool", "step", "policy", "messages", "grade")  # left out of an observation when they do not apply
-ACTION_FIELDS = set(ToolAction.model_fields) | set(EndpointAction.model_fields)
+EXTRAS = ("tool", "step", "briefing", "messages", "running_reward", "task_completed", "grade")  # left out when None
+ACTION_FIELDS = set(ToolAction.model_fields) | set(EndpointAction.model_fields) | set(MessageAction.model_fields)
+ACTIONS = "an action is {tool, args}, {service, endpoint, method, params} or {message}"
 
 
 def action_schema() -> dict[str, Any]:
-    return {"oneOf": [ToolAction.model_json_schema(), EndpointAction.model_json_schema()]}
+    return {"oneOf": [m.model_json_schema() for m in (ToolAction, EndpointAction, MessageAction)]}
 
 
 def _service_matches(given: str, service: str) -> bool:
@@ -91,6 +112,7 @@ def route(tools: list[Tool], action: EndpointAction) -> str:
     refuse as an unknown tool (so the agent's mistake is recorded and answered like any other)."""
     path = "/" + action.endpoint.strip().strip("/")
     method = action.method.strip().upper()
+    method = "POST" if method == "PUT" else method  # ServiceBench's writes: PUT is POST here
     service = action.service
     for t in tools:
         if (t.path, t.method) == (path, method) and (service is None or _service_matches(service, t.service)):
@@ -98,25 +120,22 @@ def route(tools: list[Tool], action: EndpointAction) -> str:
     return f"{method} {path}"
 
 
-def _parse_action(value: Any) -> ToolAction | EndpointAction:
+def _parse_action(value: Any) -> ToolAction | EndpointAction | MessageAction:
     if not isinstance(value, dict):
-        raise InvalidArgument("the action must be a JSON object", error="invalid_action")
+        raise InvalidArgument(f"the action must be a JSON object: {ACTIONS}", error="invalid_action")
     unknown = sorted(set(value) - ACTION_FIELDS)
     if unknown:
-        raise InvalidArgument(
-            f"unknown action fields {', '.join(unknown)}; an action is {{tool, args}} or "
-            "{service, endpoint, method, params}",
-            error="invalid_action",
+        raise InvalidArgument(f"unknown action fields {', '.join(unknown)}; {ACTIONS}", error="invalid_action")
+    kinds = [
+        m for key, m in (("tool", ToolAction), ("endpoint", EndpointAction), ("message", MessageAction)) if key in value
+    ]
+    if len(kinds) != 1:
+        named = (
+            "names none of tool, endpoint, message" if not kinds else "names more than one of tool, endpoint, message"
         )
-    if "tool" in value and "endpoint" in value:
-        raise InvalidArgument("an action names a tool or an endpoint, not both", error="invalid_action")
-    if "tool" not in value and "endpoint" not in value:
-        raise InvalidArgument(
-            "an action is {tool, args} or {service, endpoint, method, params}", error="invalid_action"
-        )
-    model = ToolAction if "tool" in value else EndpointAction
+        raise InvalidArgument(f"the action {named}: {ACTIONS}", error="invalid_action")
     try:
-        return model.model_validate(value)
+        return kinds[0].model_validate(value)
     except ValidationError as exc:
         problem = exc.errors()[0]
         where = ".".join(str(p) for p in problem["loc"]) or "action"
@@ -124,18 +143,35 @@ def _parse_action(value: Any) -> ToolAction | EndpointAction:
 
 
 class Episodes:
-    """The server's episodes by id, and which one was started last."""
+    """The server's episodes by id, which one was started last, and how new ones are started (a default
+    task, a turn budget, whether rewards are shown)."""
 
-    def __init__(self, runs_dir: Path) -> None:
+    def __init__(
+        self, runs_dir: Path, task: str | None = None, max_steps: int | None = None, show_rewards: bool = False
+    ) -> None:
         self.runs_dir = Path(runs_dir)
+        self.default_task = get_task(task).id if task is not None else None
+        self.max_steps = max_steps
+        self.show_rewards = show_rewards
         self.lock = threading.Lock()
         self.by_id: dict[str, LiveEpisode | None] = {}  # None: reserved while it starts
         self.latest: str | None = None
 
-    def start(self, task_id: Any, episode_id: Any = None) -> tuple[str, LiveEpisode]:
-        if not isinstance(task_id, str):
-            raise InvalidArgument('reset needs {"task_id": "world/name"}', error="missing_task_id")
+    def start(self, task_id: Any = None, episode_id: Any = None, reward: Any = None) -> tuple[str, LiveEpisode]:
+        if task_id is None:
+            task_id = self.default_task
+        if task_id is None:
+            raise InvalidArgument(
+                'reset needs {"task_id": "world/name"} (or a task\'s alias, such as ServiceBench\'s 1): this server '
+                "has no default task (serve http --task sets one)",
+                error="missing_task_id",
+            )
+        if not isinstance(task_id, str | int) or isinstance(task_id, bool):
+            raise InvalidArgument("task_id is a task id (world/name) or a task's alias", error="invalid_task_id")
         task = get_task(task_id)
+        if reward is not None and not isinstance(reward, str):
+            raise InvalidArgument("reward is a reward mode's name", error="invalid_reward")
+        check_reward_mode(task, reward)
         if episode_id is None:
             episode_id = uuid.uuid4().hex
         elif not isinstance(episode_id, str) or not EPISODE_ID.match(episode_id):
@@ -145,7 +181,8 @@ class Episodes:
                 raise Conflict(f"episode {episode_id!r} exists already", error="episode_exists")
             self.by_id[episode_id] = None
         try:
-            live = LiveEpisode(task, self.runs_dir / f"{task.id.replace('/', '__')}-{episode_id}.db")
+            path = self.runs_dir / f"{task.id.replace('/', '__')}-{episode_id}.db"
+            live = LiveEpisode(task, path, self.max_steps, self.show_rewards, reward)
         except BaseException:
             with self.lock:
                 del self.by_id[episode_id]
@@ -173,41 +210,84 @@ class Episodes:
             live.close()
 
 
-def observation(live: LiveEpisode, outcome: Outcome | None = None) -> dict[str, Any]:
+def observation(live: LiveEpisode, outcome: Outcome | None = None, reset: bool = False) -> dict[str, Any]:
+    """The observation after a reset (``reset``) or a step (``outcome``: None for text nobody reads)."""
+    shown = live.shows_rewards
     operator = live.task.user is not None
-    if outcome is None:  # a reset
-        body = Observation(
-            task_description=live.task.instruction,
-            api_response={},
-            success=True,
-            available_endpoints=live.endpoints(),
-            done=False,
-            policy=live.episode.world.policy or None,
-            messages=list(live.messages) if operator else None,
-        )
+    fields: dict[str, Any] = {
+        "task_description": live.task.instruction,
+        "available_endpoints": live.endpoints(),
+        "done": live.done,
+        "messages": live.new_messages() if operator else None,
+    }
+    if shown:
+        fields["running_reward"] = live.episode.running_reward
+        fields["task_completed"] = live.episode.task_completed
+    if reset:
+        fields |= {"api_response": {}, "success": True, "briefing": live.instructions()}
+    elif outcome is None:  # text without a tool, in a task with nobody to read it
+        fields |= {"api_response": None, "success": False, "error_message": live.briefing.nobody}
     else:
-        body = Observation(
-            task_description=live.task.instruction,
-            api_response=outcome.result if outcome.ok else outcome.error,
-            success=outcome.ok,
-            error_message=None if outcome.ok else (outcome.error or {}).get("message"),
-            available_endpoints=live.endpoints(),
-            reward=outcome.reward or 0.0,
-            done=live.done,
-            tool=outcome.tool,
-            step=outcome.seq,
-            messages=list(live.messages) if operator else None,
-            grade=live.grade_summary() if live.done else None,
-        )
+        fields |= {
+            "api_response": outcome.result if outcome.ok else outcome.error,
+            "success": outcome.ok,
+            "error_message": None if outcome.ok else (outcome.error or {}).get("message"),
+            "tool": outcome.tool,
+            "step": outcome.seq,
+        }
+    if not reset:
+        fields["reward"] = (outcome.reward or 0.0) if shown and outcome is not None else (0.0 if shown else None)
+        fields["grade"] = live.grade_summary() if live.done else None
+    body = Observation(**fields)
     return {k: v for k, v in body.model_dump().items() if v is not None or k not in EXTRAS}
+
+
+def act(live: LiveEpisode, body: dict[str, Any]) -> dict[str, Any]:
+    """One step of an episode (the body of a /step, or of a WebSocket step): its observation."""
+    action = _parse_action(body.get("action", body))
+    if isinstance(action, MessageAction):
+        outcome = live.say(action.message)
+    elif isinstance(action, ToolAction):
+        outcome = live.call(action.tool, action.args)
+    else:
+        outcome = live.call(route(live.offered, action), action.params)
+    return observation(live, outcome)
+
+
+def state(episode_id: str, live: LiveEpisode) -> dict[str, Any]:
+    """An episode's state: its calls (step rewards where shown), the operator's messages and its grade."""
+    calls = [o.to_dict(with_reward=live.shows_rewards) for o in list(live.outcomes)]
+    return {
+        "episode_id": episode_id,
+        "task_id": live.task.id,
+        "step_count": live.episode.steps,
+        "max_steps": live.episode.max_steps,
+        "done": live.done,
+        "calls": calls,
+        "messages": list(live.messages),
+        "grade": live.grade_summary(),
+    }
+
+
+def metadata() -> dict[str, Any]:
+    """What OpenEnv's ``/metadata`` tells of the environment."""
+    names = ", ".join(sorted(worlds()))
+    return {
+        "name": "simtenant",
+        "description": f"A SQL-backed simulated enterprise tenant: typed tools over real tables, graded by row diff "
+        f"against the gold replay. Worlds: {names}.",
+        "readme_content": None,
+        "version": __version__,
+        "author": "simtenant",
+        "documentation_url": None,
+    }
 
 
 def _error(status: int, error: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": status, "error": error, "message": message}}, status_code=status)
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
+def _parse_json(raw: bytes | str) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
@@ -219,10 +299,21 @@ async def _body(request: Request) -> dict[str, Any]:
     return value
 
 
-def create_app(runs_dir: Path | str = Path("runs/serve"), token: str | None = None) -> FastAPI:
-    """The HTTP server's application: episodes are written under ``runs_dir``; with a ``token``,
-    every request must carry ``Authorization: Bearer <token>``."""
-    episodes = Episodes(Path(runs_dir))
+async def _body(request: Request) -> dict[str, Any]:
+    return _parse_json(await request.body())
+
+
+def create_app(
+    runs_dir: Path | str = Path("runs/serve"),
+    token: str | None = None,
+    task: str | None = None,
+    max_steps: int | None = None,
+    show_rewards: bool = False,
+) -> FastAPI:
+    """The HTTP server's application: episodes are written under ``runs_dir``; ``task`` is the task a reset
+    that names none starts; ``max_steps`` the turn budget (the task's, else the default); ``show_rewards``
+    shows step rewards on every task; with a ``token``, every request must carry ``Authorization: Bearer``."""
+    episodes = Episodes(Path(runs_dir), task, max_steps, show_rewards)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -253,45 +344,33 @@ def create_app(runs_dir: Path | str = Path("runs/serve"), token: str | None = No
     async def health() -> dict[str, Any]:
         return {"status": "healthy", "episodes": len(episodes.by_id)}
 
+    @app.get("/metadata")
+    async def get_metadata() -> dict[str, Any]:
+        return metadata()
+
     @app.post("/reset")
     async def reset(request: Request) -> dict[str, Any]:
         body = await _body(request)
-        episode_id, live = await run_in_threadpool(episodes.start, body.get("task_id"), body.get("episode_id"))
-        return {"observation": observation(live), "reward": None, "done": False, "episode_id": episode_id}
+        episode_id, live = await run_in_threadpool(
+            episodes.start, body.get("task_id"), body.get("episode_id"), body.get("reward")
+        )
+        return {"observation": observation(live, reset=True), "reward": None, "done": False, "episode_id": episode_id}
 
     @app.post("/step")
     async def step(request: Request) -> dict[str, Any]:
         body = await _body(request)
         episode_id, live = episodes.get(body.pop("episode_id", None))
-        action = _parse_action(body.get("action", body))
-        if isinstance(action, ToolAction):
-            name, args = action.tool, action.args
-        else:
-            name, args = route(live.tools, action), action.params
-        outcome = await run_in_threadpool(live.call, name, args)
-        seen = observation(live, outcome)
-        return {"observation": seen, "reward": seen["reward"], "done": seen["done"], "episode_id": episode_id}
+        seen = await run_in_threadpool(act, live, body)
+        return {"observation": seen, "reward": seen.get("reward"), "done": seen["done"], "episode_id": episode_id}
 
     @app.get("/state")
-    async def state(episode_id: str | None = None) -> dict[str, Any]:
-        found, live = episodes.get(episode_id)
-        calls = [o.to_dict() for o in list(live.outcomes)]
-        return {
-            "episode_id": found,
-            "task_id": live.task.id,
-            "step_count": len(calls),
-            "done": live.done,
-            "calls": calls,
-            "messages": list(live.messages),
-            "grade": live.grade_summary(),
-            "episode_db": str(live.path),
-        }
+    async def get_state(episode_id: str | None = None) -> dict[str, Any]:
+        return state(*episodes.get(episode_id))
 
     @app.get("/schema")
     async def schema(episode_id: str | None = None, task_id: str | None = None) -> dict[str, Any]:
         if task_id is not None:
-            task = get_task(task_id)
-            tools = catalogue(task)
+            tools = catalogue(get_task(task_id))
         elif episode_id is not None or episodes.latest is not None:
             tools = episodes.get(episode_id)[1].endpoints()
         else:
@@ -303,12 +382,71 @@ def create_app(runs_dir: Path | str = Path("runs/serve"), token: str | None = No
         return {
             "action": action_schema(),
             "observation": Observation.model_json_schema(),
+            "state": {"type": "object"},
             "tools": tools,
         }
+
+    @app.websocket("/ws")
+    async def websocket(socket: WebSocket) -> None:
+        await serve_socket(socket, episodes)
 
     return app
 
 
-def serve(sock: socket.socket, runs_dir: Path, token: str | None = None) -> None:
+async def serve_socket(socket: WebSocket, episodes: Episodes) -> None:
+    """OpenEnv's WebSocket session: one episode per connection (a new reset closes and grades the last);
+    messages ``{"type": "reset"|"step"|"state"|"close", "data"}`` are answered ``{"type": "observation"|
+    "state"|"error", "data"}``. The episode is closed and graded when the connection ends."""
+    await socket.accept()
+    current: tuple[str, LiveEpisode] | None = None
+    try:
+        while True:
+            try:
+                message = _parse_json(await socket.receive_text())
+                kind, data = message.get("type"), message.get("data") or {}
+                if not isinstance(data, dict):
+                    raise InvalidArgument("a message's data is a JSON object", error="invalid_message")
+                if kind == "close":
+                    break
+                if kind == "reset":
+                    if current is not None:
+                        await run_in_threadpool(current[1].close)
+                    current = await run_in_threadpool(
+                        episodes.start, data.get("task_id"), data.get("episode_id"), data.get("reward")
+                    )
+                    seen = observation(current[1], reset=True)
+                    reply = {"type": "observation", "data": {"observation": seen, "reward": None, "done": False}}
+                elif kind in ("step", "state") and current is None:
+                    raise NotFound("no episode yet: send a reset first", error="no_episode")
+                elif kind == "step":
+                    seen = await run_in_threadpool(act, current[1], data)
+                    reply = {
+                        "type": "observation",
+                        "data": {"observation": seen, "reward": seen.get("reward"), "done": seen["done"]},
+                    }
+                elif kind == "state":
+                    reply = {"type": "state", "data": state(*current)}
+                else:
+                    raise InvalidArgument(
+                        f"unknown message type {kind!r}: reset, step, state or close", error="unknown_type"
+                    )
+            except SimtenantError as exc:
+                reply = {"type": "error", "data": exc.to_dict()}
+            await socket.send_text(json.dumps(reply, ensure_ascii=False))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        if current is not None:
+            await run_in_threadpool(current[1].close)
+
+
+def serve(
+    sock: socket.socket,
+    runs_dir: Path,
+    token: str | None = None,
+    task: str | None = None,
+    max_steps: int | None = None,
+    show_rewards: bool = False,
+) -> None:
     """Serve on a bound socket (see ``listen``) until interrupted; then every open episode is closed and graded."""
-    serve_forever(create_app(runs_dir, token), sock)
+    serve_forever(create_app(runs_dir, token, task, max_steps, show_rewards), sock)

@@ -1,11 +1,14 @@
 """An MCP server for one episode of one task, built on the official SDK's low-level ``Server``.
 
-It lists the episode's tools (the world's, ``send_message_to_user`` for operator tasks, and ``finish``)
-with each tool's own JSON Schema and description, and runs every call through the episode's dispatcher:
-a result comes back as JSON text (and as structured content when it is an object), a refused call as a
-tool result with ``isError`` and the structured error. The episode file is written call by call; when the
-episode ends, or at shutdown, it is graded and the grade written beside it as ``<episode>.grade.json``.
-Serves stdio by default, or streamable HTTP on 127.0.0.1.
+The briefing every door gives (policy, instruction, clock, identity, the operator's opening, the rules)
+reaches the agent three ways, since hosts differ in what they pass on: the server's ``instructions``, the
+prompt ``briefing``, and the tool ``read_briefing`` (a read of the briefing, not of the world: it is not
+recorded and spends no step). The episode's tools (the world's, ``send_message_to_user`` for operator
+tasks, and ``finish``) are listed with their own JSON Schema and description, and every call runs by the
+rules of every door (``LiveEpisode.call``): a result comes back as JSON text (and as structured content
+when it is an object), a refused call as a tool result with ``isError`` and the structured error. The
+episode file is written call by call; when the episode ends, or at shutdown, it is graded and the grade
+written beside it as ``<episode>.grade.json``. Serves stdio by default, or streamable HTTP on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -31,14 +34,39 @@ def _content(value: Any, is_error: bool) -> types.CallToolResult:
     )
 
 
+BRIEFING = "briefing"
+READ_BRIEFING = types.Tool(
+    name="read_briefing",
+    description=(
+        "Read your briefing: the policy, your task, the clock, who you act as, the first message and the rules "
+        "of the episode. Call it first if you have not been given it. It changes nothing and spends no step."
+    ),
+    input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+)
+
+
 def build_server(live: LiveEpisode) -> Server[Any]:
-    """An MCP server whose tools are the episode's."""
+    """An MCP server whose tools are the episode's (and ``read_briefing``)."""
     listed = [types.Tool(name=t.name, description=t.description, input_schema=t.json_schema()) for t in live.offered]
+    listed.append(READ_BRIEFING)
+    text = live.instructions()
 
     async def list_tools(_ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None) -> Any:
         return types.ListToolsResult(tools=listed)
 
+    async def list_prompts(_ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None) -> Any:
+        prompt = types.Prompt(name=BRIEFING, description=f"The briefing of {live.task.id}: start the episode with it")
+        return types.ListPromptsResult(prompts=[prompt])
+
+    async def get_prompt(_ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> Any:
+        if params.name != BRIEFING:
+            raise ValueError(f"unknown prompt {params.name!r}; the one prompt is {BRIEFING!r}")
+        message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
+        return types.GetPromptResult(description=f"The briefing of {live.task.id}", messages=[message])
+
     async def call_tool(_ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> Any:
+        if params.name == READ_BRIEFING.name:
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=False)
         try:
             outcome = await anyio.to_thread.run_sync(live.call, params.name, params.arguments or {})
         except SimtenantError as exc:  # the episode has ended: nothing more is recorded
@@ -49,9 +77,11 @@ def build_server(live: LiveEpisode) -> Server[Any]:
         "simtenant",
         version=__version__,
         title=f"simtenant {live.task.id}",
-        instructions=live.instructions(),
+        instructions=text,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
     )
 
 

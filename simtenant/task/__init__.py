@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import TaskError
 from ..facts import Fact  # a fact a text must state; a list: any of its alternatives
@@ -243,6 +243,9 @@ class Task(Model):
     description: str
     instruction: str
     notes: str = ""
+    # other names of the task: a published benchmark's own ids for it (ServiceBench's numbers), which
+    # get_task and the servers accept; unique across the worlds (validate checks)
+    aliases: list[Annotated[str, BeforeValidator(str)]] = []
     current_time: datetime
     actor: str | None = None
     # the organizations the acting user may work in, told to the agent; validate checks them against
@@ -250,6 +253,8 @@ class Task(Model):
     scope: list[str] = []
     # the apps this task connects (their short names, e.g. crm, mail); none named: every app of the world
     connected: list[str] = []
+    # the turn budget of an agent (each tool call and each message is a step); none: the world's default
+    max_steps: int | None = Field(None, ge=1)
     user: Operator | None = None
     # the task's own changes to the seed world: {table: [rows]}, a row updates (by key) or is inserted
     seed_changes: dict[str, list[dict[str, Any]]] = {}

@@ -1,5 +1,8 @@
 """simtenant as a ``verifiers`` environment (Prime Intellect's ``verifiers.v1``: ``vf-eval``, prime-rl).
 
+    vf-eval simtenant --env.taskset.world itsm --env.taskset.task-ids '["itsm/unlock-after-verification"]' \
+        -m MODEL --client.base-url URL
+
     import simtenant.integrations.verifiers as st
     env = st.load_environment(world="commerce", task_ids=["refund-damaged-item"])
 
@@ -9,29 +12,32 @@ also an ``ImportError``) naming what to install when it is absent.
 
 Everything but the last step is plain Python, built on simtenant's public API:
 
-* ``dataset_rows`` — one row per task: the prompt (system: the world's policy and the task's
-  instruction and clock; user: the operator's opening, or a request to begin) and ``info.task``, the
-  task id. Nothing else of the task: not its description, notes, gold calls or checks.
-* ``tool_functions`` — the world's tools (``send_message_to_user`` when a chosen task has an
-  operator, and the world's ending tool) as Python functions whose signatures are the tools' own
-  typed arguments, plus one hidden argument (``HIDDEN``) through which the environment hands each
-  call its rollout. A call goes through ``Episode.call`` — the one dispatcher — and returns its
-  result or structured error as JSON text. Arguments reach the dispatcher as the model sent them, so
-  bad ones are refused (400) and recorded, as through every other door.
-* ``Rollouts`` — one ``Episode`` per rollout, started in a temporary folder (``Episode.start``) and,
-  when scored, closed and graded: the reward is ``simtenant.grader.grade(...).reward``.
+* ``dataset_rows`` — one row per task: the prompt (the episode's briefing, the same on every door:
+  system, the world's policy, the task's instruction, clock and rules; user, the operator's opening or
+  a request to begin) and ``info.task``, the task id. Nothing else of the task: not its description,
+  notes, gold calls or checks.
+* ``tool_functions`` — the offered tools as Python functions whose signatures are the tools' own typed
+  arguments, plus one hidden argument (``HIDDEN``) through which the environment hands each call its
+  rollout. A call is an agent's call on every door (``Episode.act``: the one dispatcher, the turn
+  budget, tools not offered refused) and returns its result or structured error as JSON text.
+* ``Rollouts`` — one ``Rollout`` (a ``LiveEpisode``, as the servers play) per rollout, started in a
+  temporary folder and graded when it ends or is scored: the reward is simtenant's grade.
 
-The thin layer is a ``verifiers.v1`` plugin (``register_plugin``), which verifiers finds as the
-top-level module ``TASKSET_ID`` (registered in ``sys.modules``, as verifiers resolves plugins by id):
+The thin layer is a ``verifiers.v1`` plugin (``register_plugin``) that verifiers finds by importing the
+package its taskset id names, ``simtenant``, and reading its ``__all__``:
 
-* ``SimtenantTaskset`` — ``load()`` yields one ``SimtenantTask`` per dataset row (``system_prompt``,
-  ``prompt``, ``info``); the taskset owns the environment's ``Rollouts``.
+* ``SimtenantTaskset`` — its config holds the options (``world``, ``task_ids``, ``reward``,
+  ``episodes_dir``, ``max_steps``, ``system_prompt``, ``judge_model``…, ``user_model``…); ``load()``
+  yields one ``SimtenantTask`` per dataset row and the taskset owns the environment's ``Rollouts``.
 * ``SimtenantTask`` — ``setup`` starts the rollout's episode (its key kept in the trace's state, which
-  is never serialized nor shown to the model); its one ``@vf.reward``, ``simtenant``, is the grade.
-* ``SimtenantHarness`` — the taskset's default harness: an in-process tool loop. Every model turn goes
-  through verifiers' interception endpoint (so turns, limits and sampling are verifiers'); every tool
-  call goes through the tool functions into the rollout's episode; it stops when the episode has
-  ended (the ending tool, or the operator's ###STOP###) or the model answers without a tool call.
+  is never serialized nor shown to the model); its one ``@vf.reward``, ``simtenant``, is the grade,
+  and the grade's numbers (``db_match``, ``completed``, ``checks_passed``, ``assertion_share``, each
+  ``rubric.<component>``…) are recorded as the trace's metrics.
+* ``SimtenantHarness`` — the taskset's default harness: an in-process loop by the rules of every door.
+  Every model turn goes through verifiers' interception endpoint (so turns, limits and sampling are
+  verifiers'); every tool call goes into the rollout's episode; text without a tool call goes to the
+  operator where the task has one and is a step spent where it has none; it stops when the episode
+  ends (the ending tool, the operator's ###STOP###, or the turn budget).
 
 ``load_environment`` returns the ``vf.SingleAgentEnv`` built from a ``vf.SingleAgentEnvConfig`` naming
 that taskset, its agent on the local subprocess runtime. Run a rollout with verifiers' own API:
@@ -39,9 +45,6 @@ that taskset, its agent on the local subprocess runtime. Run a rollout with veri
     async with env.serving():
         ctx = vf.ModelContext(model=..., client=vf.EvalClientConfig(base_url=..., api_key_var=...))
         episode = await env.run_episode(next(iter(env.taskset)), ctx)  # episode.traces[0].reward
-
-Tasksets resolve by id in-process only: ``vf-eval`` (which imports a taskset package by id) cannot
-find this one unless a process has called ``register_plugin`` first.
 """
 
 from __future__ import annotations
@@ -53,15 +56,14 @@ from pydantic import ValidationError
 
 from ...errors import InvalidArgument
 from ...grader.grade import check_reward_mode
+from ...world import DEFAULT_MAX_STEPS
 from .plugin import register_plugin
 from .rollouts import (
-    BEGIN,
     HIDDEN,
     INSTALL,
     RAW,
     RESERVED,
     TASKSET_ID,
-    USER_TOOL,
     MissingDependency,
     Rollout,
     Rollouts,
@@ -74,21 +76,17 @@ from .rollouts import (
     rows,
     run_call,
     select_tasks,
-    system_prompt,
     task_of,
-    tool_content,
     tool_function,
     tool_functions,
 )
 
 __all__ = [
-    "BEGIN",
     "HIDDEN",
     "INSTALL",
     "RAW",
     "RESERVED",
     "TASKSET_ID",
-    "USER_TOOL",
     "MissingDependency",
     "Rollout",
     "Rollouts",
@@ -103,9 +101,7 @@ __all__ = [
     "rows",
     "run_call",
     "select_tasks",
-    "system_prompt",
     "task_of",
-    "tool_content",
     "tool_function",
     "tool_functions",
 ]
@@ -116,18 +112,29 @@ def load_environment(
     task_ids: Iterable[str] | str | None = None,
     reward: str | None = None,
     episodes_dir: str | None = None,
-    max_turns: int = 30,
+    max_turns: int | None = None,
     agent: dict[str, Any] | None = None,
+    max_steps: int | None = None,
+    system_prompt: str | None = None,
+    judge_model: str | None = None,
+    judge_base_url: str | None = None,
+    judge_api_key_var: str = "OPENAI_API_KEY",
+    user_model: str | None = None,
+    user_base_url: str | None = None,
+    user_api_key_var: str = "OPENAI_API_KEY",
     **kwargs: Any,
 ) -> Any:
     """A ``verifiers.v1`` environment (a ``vf.SingleAgentEnv``) over a world's tasks (all, or ``task_ids``).
 
-    ``reward`` grades with another reward mode than each task's own (default, shaped, rubric);
+    ``reward`` grades with another reward mode than each task's own (default, shaped, rubric, assertions);
     ``episodes_dir`` keeps every rollout's episode file there (by default they live in a temporary
-    folder and are removed once scored); ``max_turns`` caps a rollout's model turns. ``agent`` holds
-    other fields of the agent's ``vf.AgentConfig`` (``timeout``, ``max_total_tokens``, ...; it runs on
-    the local subprocess runtime with simtenant's harness unless told otherwise); other keyword
-    arguments are fields of the ``vf.SingleAgentEnvConfig`` (``timeout``, ``retries``, ...).
+    folder and are removed once scored); ``max_steps`` is each episode's turn budget (the task's, else
+    30) and ``max_turns`` caps the model's turns (default: the same); ``system_prompt`` comes before the
+    briefing; ``judge_model`` grades judge checks and components, ``user_model`` plays the operators (each
+    at its base URL, its key in the named environment variable). ``agent`` holds other fields of the
+    agent's ``vf.AgentConfig`` (``timeout``, ``max_total_tokens``, ...; it runs on the local subprocess
+    runtime with simtenant's harness unless told otherwise); other keyword arguments are fields of the
+    ``vf.SingleAgentEnvConfig`` (``timeout``, ``retries``, ...).
     """
     vf = require_verifiers()
     tasks = select_tasks(world, task_ids)
@@ -137,6 +144,7 @@ def load_environment(
         names = ", ".join(sorted(RESERVED & set(kwargs)))
         raise InvalidArgument(f"load_environment sets {names} itself", error="reserved_option")
     plugin = register_plugin(vf)
+    turns = max_turns or max_steps or max(t.max_steps or DEFAULT_MAX_STEPS for t in tasks)
     try:
         config = vf.SingleAgentEnvConfig(
             taskset=plugin.SimtenantTasksetConfig(
@@ -145,8 +153,16 @@ def load_environment(
                 task_ids=[t.id for t in tasks],
                 reward=reward,
                 episodes_dir=episodes_dir,
+                max_steps=max_steps,
+                system_prompt=system_prompt,
+                judge_model=judge_model,
+                judge_base_url=judge_base_url,
+                judge_api_key_var=judge_api_key_var,
+                user_model=user_model,
+                user_base_url=user_base_url,
+                user_api_key_var=user_api_key_var,
             ),
-            agent=vf.AgentConfig(**{"runtime": vf.SubprocessConfig(), "max_turns": max_turns, **(agent or {})}),
+            agent=vf.AgentConfig(**{"runtime": vf.SubprocessConfig(), "max_turns": turns, **(agent or {})}),
             **kwargs,
         )
     except ValidationError as exc:

@@ -6,13 +6,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import threading
 import types
 import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from ...errors import Conflict, NotFound
+from ...agents.chat import Endpoint
+from ...errors import NotFound
 from ...grader.grade import check_reward_mode
+from ...grader.judge import JudgeConfig
 from .rollouts import (
     ENVIRONMENTS,
     TASKSET_ID,
@@ -26,25 +29,37 @@ from .rollouts import (
     tool_functions,
 )
 
+_REGISTERING = threading.Lock()
+
 
 def register_plugin(vf: Any) -> types.ModuleType:
-    """The ``verifiers.v1`` plugin module, registered in ``sys.modules`` as ``TASKSET_ID``: verifiers
-    resolves a taskset (and its default harness) by importing a top-level module named by the
-    taskset's id that exports the plugin classes in ``__all__``. Built once per process."""
-    module = sys.modules.get(TASKSET_ID)
-    if module is not None:
+    """The ``verifiers.v1`` plugin: verifiers resolves a taskset (and its default harness) by importing the
+    top-level module its id names — ``simtenant`` — and taking the plugin classes it exports in
+    ``__all__``. The classes are built once per process and set on the ``simtenant`` package, whose
+    ``__all__`` builds them on first access (``simtenant.__getattr__``)."""
+    module = sys.modules[TASKSET_ID]
+    if getattr(module, "SIMTENANT_PLUGIN", False):
+        return module
+    with _REGISTERING:
         if getattr(module, "SIMTENANT_PLUGIN", False):
             return module
-        raise Conflict(f"another module is already imported as {TASKSET_ID!r}", error="plugin_conflict")
-    module = types.ModuleType(TASKSET_ID, "simtenant's verifiers.v1 plugin (see simtenant.integrations.verifiers).")
-    classes = _plugin_classes(vf)
-    for cls in classes:
-        cls.__module__, cls.__qualname__ = TASKSET_ID, cls.__name__
-        setattr(module, cls.__name__, cls)
-    module.__all__ = ["SimtenantTaskset", "SimtenantHarness"]  # type: ignore[attr-defined]
-    module.SIMTENANT_PLUGIN = True  # type: ignore[attr-defined]
-    sys.modules[TASKSET_ID] = module
+        for cls in _plugin_classes(vf):
+            cls.__module__, cls.__qualname__ = TASKSET_ID, cls.__name__
+            setattr(module, cls.__name__, cls)
+        module.__all__ = ["SimtenantTaskset", "SimtenantHarness"]  # type: ignore[attr-defined]
+        module.SIMTENANT_PLUGIN = True  # type: ignore[attr-defined]
     return module
+
+
+def rollouts_for(config: Any) -> Rollouts:
+    """The rollouts of a taskset config: its reward mode, episodes folder, turn budget, judge and operator model."""
+    judge = None
+    if config.judge_model:
+        judge = JudgeConfig(config.judge_model, config.judge_base_url, config.judge_api_key_var)
+    operator = None
+    if config.user_model:
+        operator = Endpoint(model=config.user_model, base_url=config.user_base_url, api_key_env=config.user_api_key_var)
+    return Rollouts(config.reward, config.episodes_dir, config.max_steps, judge, operator)
 
 
 def _plugin_classes(vf: Any) -> list[type]:
@@ -55,9 +70,25 @@ def _plugin_classes(vf: Any) -> list[type]:
 
     class SimtenantTasksetConfig(vf.TasksetConfig):  # type: ignore[misc, name-defined]
         world: str = "commerce"
+        """The world whose tasks are played (commerce, homeservices, itsm, itsm-msp, automation)."""
         task_ids: list[str] | None = None
+        """The tasks (world/name or name; all of the world's by default)."""
         reward: str | None = None
+        """Grade in another reward mode than each task's own (default, shaped, rubric, assertions)."""
         episodes_dir: str | None = None
+        """Keep every rollout's episode file (and its grade) here; by default they are removed once scored."""
+        max_steps: int | None = None
+        """Each episode's turn budget (each tool call and each message is a step): the task's, else 30."""
+        system_prompt: str | None = None
+        """Instructions of your own, put before the briefing in the system prompt."""
+        judge_model: str | None = None
+        """A chat model that grades judge checks and judge rubric components (skipped without one)."""
+        judge_base_url: str | None = None
+        judge_api_key_var: str = "OPENAI_API_KEY"
+        user_model: str | None = None
+        """A chat model that plays the operator of tasks that have one (scripted by default)."""
+        user_base_url: str | None = None
+        user_api_key_var: str = "OPENAI_API_KEY"
 
     class SimtenantData(vf.TaskData):  # type: ignore[misc, name-defined]
         info: dict[str, Any]
@@ -81,11 +112,14 @@ def _plugin_classes(vf: Any) -> list[type]:
 
         @vf.reward
         async def simtenant(self, trace: Any) -> float:
-            """simtenant's grade of the rollout's episode (closed, graded and, unless kept, removed)."""
+            """simtenant's grade of the rollout's episode (closed, graded and, unless kept, removed); the
+            grade's numbers (db_match, completion, checks, rubric components, assertion share, ...) are
+            recorded as the trace's metrics beside it."""
             result = await asyncio.to_thread(rollouts_of(trace.state.environment).finish, trace.state.rollout)
             graded = result.to_dict()
             summary = ("task", "reward_mode", "reward", "completed", "steps")
             trace.info["simtenant"] = {key: graded[key] for key in summary}
+            trace.record_metrics({k: v for k, v in result.metrics().items() if k != "reward"})
             return result.reward
 
     class SimtenantTaskset(vf.Taskset[SimtenantTask, SimtenantTasksetConfig]):  # type: ignore[misc, name-defined]
@@ -94,12 +128,12 @@ def _plugin_classes(vf: Any) -> list[type]:
             self.tasks = select_tasks(config.world, config.task_ids)
             for task in self.tasks:
                 check_reward_mode(task, config.reward)
-            self.rollouts = Rollouts(config.reward, config.episodes_dir)
+            self.rollouts = rollouts_for(config)
             self.key = uuid.uuid4().hex
             ENVIRONMENTS[self.key] = self.rollouts
 
         def load(self) -> Iterable[Any]:
-            for row in rows(self.tasks):
+            for row in rows(self.tasks, self.config.max_steps, self.config.system_prompt):
                 system, user = row["prompt"]
                 data = SimtenantData(
                     id=row["info"]["task"],
@@ -149,9 +183,14 @@ def _plugin_classes(vf: Any) -> list[type]:
                     message = completion.choices[0].message
                     messages.append(message.model_dump(exclude_none=True))
                     reply = message.content or ""
-                    if not message.tool_calls:
-                        break
+                    if not message.tool_calls:  # text: to the operator, or a turn spent (the rules of every door)
+                        answer = await asyncio.to_thread(rollout.reply, reply.strip())
+                        if answer is not None:
+                            messages.append({"role": "user", "content": answer})
+                        continue
                     for call in message.tool_calls:
+                        if rollout.done:
+                            break
                         content = await asyncio.to_thread(
                             run_call, functions, rollout, call.function.name, call.function.arguments
                         )

@@ -14,25 +14,26 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, get_type_hints
 
-from ...episode import Episode
+from ...agents.chat import Endpoint
+from ...agents.operator_model import OperatorModel
+from ...episode import reply_text
 from ...errors import Conflict, InvalidArgument, NotFound, SimtenantError
-from ...grader import GradeResult, grade
+from ...grader import GradeResult
 from ...grader.grade import check_reward_mode
+from ...grader.judge import JudgeConfig
+from ...live import LiveEpisode, grade_path
 from ...task import Task
 from ...tools import Tool
-from ...world import World, get_task, get_world
+from ...world import DEFAULT_MAX_STEPS, get_task, get_world
 
 INSTALL = "pip install verifiers"  # the optional package this integration needs (0.4 or later: verifiers.v1)
-TASKSET_ID = "simtenant_verifiers"  # the verifiers plugin id, and the name the plugin module is registered under
+TASKSET_ID = (
+    "simtenant"  # the verifiers taskset id: the package verifiers imports to find the plugin (vf-eval simtenant)
+)
 RESERVED = {"taskset", "agent"}  # environment config fields load_environment sets itself
 HIDDEN = "simtenant_rollout"  # the tool argument the environment fills in and the model never sees
 RAW = "simtenant_raw_arguments"  # carries arguments that are not a plain JSON object, for the dispatcher to refuse
-USER_TOOL = "send_message_to_user"
-BEGIN = "Begin. Work with the tools; when you are done, call {finish} with your final answer."
 
-# Starting episodes and grading build cached files whose temporary names are unique per process,
-# not per thread: one thread at a time does either.
-_CACHE_LOCK = threading.Lock()
 # The environments' rollouts in this process, by key (a rollout's trace state names its environment's).
 ENVIRONMENTS: weakref.WeakValueDictionary[str, Rollouts] = weakref.WeakValueDictionary()
 
@@ -85,38 +86,27 @@ def select_tasks(world: str, task_ids: Iterable[str] | str | None = None) -> lis
     return chosen
 
 
-def system_prompt(task: Task, world: World) -> str:
-    """What the agent is told first: the world's policy, the task's instruction and its clock."""
-    parts = [world.policy.strip()] if world.policy.strip() else []
-    parts.append(f"## Your task\n\n{task.briefing}")
-    who = f" You act as {task.actor}." if task.actor else ""
-    parts.append(f"The current time is {task.time_text}.{who}")
-    if task.user is not None:
-        parts.append(
-            "The person you work for (the operator) writes to you first; their message follows. "
-            f"Reach them only with the {USER_TOOL} tool: their reply comes back as its result."
-        )
-    parts.append(f"Act only through the tools. When the work is done, call {world.finish_tool}.")
-    return "\n\n".join(parts)
+def prompt(task: Task, max_steps: int | None = None, system_prompt: str | None = None) -> list[dict[str, str]]:
+    """The rollout's opening messages: the world's briefing of the task (the same on every door), with a
+    turn budget of ``max_steps`` (the task's, else the default); a ``system_prompt`` of the user's own
+    comes first, before the briefing."""
+    briefing = get_world(task.world).briefing(task, max_steps or task.max_steps or DEFAULT_MAX_STEPS)
+    system = f"{system_prompt.strip()}\n\n{briefing.system}" if system_prompt else briefing.system
+    return [{"role": "system", "content": system}, {"role": "user", "content": briefing.opening}]
 
 
-def prompt(task: Task) -> list[dict[str, str]]:
-    """The rollout's opening messages."""
-    world = get_world(task.world)
-    opening = task.user.opening.strip() if task.user is not None else BEGIN.format(finish=world.finish_tool)
-    return [
-        {"role": "system", "content": system_prompt(task, world)},
-        {"role": "user", "content": opening},
-    ]
-
-
-def dataset_rows(world: str, task_ids: Iterable[str] | str | None = None) -> list[dict[str, Any]]:
+def dataset_rows(
+    world: str,
+    task_ids: Iterable[str] | str | None = None,
+    max_steps: int | None = None,
+    system_prompt: str | None = None,
+) -> list[dict[str, Any]]:
     """One dataset row per task: ``prompt``, an empty ``answer`` and ``info`` with the task id."""
-    return rows(select_tasks(world, task_ids))
+    return rows(select_tasks(world, task_ids), max_steps, system_prompt)
 
 
-def rows(tasks: Iterable[Task]) -> list[dict[str, Any]]:
-    return [{"prompt": prompt(t), "answer": "", "info": {"task": t.id}} for t in tasks]
+def rows(tasks: Iterable[Task], max_steps: int | None = None, system_prompt: str | None = None) -> list[dict[str, Any]]:
+    return [{"prompt": prompt(t, max_steps, system_prompt), "answer": "", "info": {"task": t.id}} for t in tasks]
 
 
 def task_of(info: Any) -> str:
@@ -159,7 +149,7 @@ def tool_function(tool: Tool) -> Callable[..., str]:
         if not isinstance(rollout, Rollout):
             raise Conflict(f"{tool.name} was called outside a rollout (no {HIDDEN} bound)", error="no_rollout")
         args = kwargs.pop(RAW) if RAW in kwargs else kwargs
-        return rollout.call(tool.name, args)
+        return rollout.run(tool.name, args)
 
     hints = get_type_hints(tool.fn, include_extras=True)
     parameters = [
@@ -182,48 +172,51 @@ def bind_arguments(rollout: Rollout, tool_args: Any) -> dict[str, Any]:
     return {RAW: tool_args, HIDDEN: rollout}
 
 
-def tool_content(outcome: Any) -> str:
-    """What the model reads back: the result, or the structured error, as JSON text."""
-    return json.dumps(outcome.result if outcome.ok else {"error": outcome.error}, ensure_ascii=False)
-
-
 # -- rollouts ----------------------------------------------------------------------------------------
 
 
-class Rollout:
-    """One rollout's episode, called one call at a time."""
+class Rollout(LiveEpisode):
+    """One rollout's episode (a ``LiveEpisode``: the rules of every door), answered as text for the model."""
 
-    def __init__(self, key: str, episode: Episode) -> None:
+    def __init__(self, key: str, task: Task, path: Path, **options: Any) -> None:
+        super().__init__(task, path, **options)
         self.key = key
-        self.episode = episode
-        self.path = episode.path
-        self.lock = threading.Lock()
-        self.closed = False
 
-    @property
-    def done(self) -> bool:
-        return self.closed or self.episode.done
+    def run(self, name: str, args: Any) -> str:
+        """One tool call: its result, or its structured error, as JSON text."""
+        try:
+            return self.call(name, args).content()
+        except SimtenantError as exc:  # the episode takes no more turns
+            return json.dumps({"error": exc.to_dict()})
 
-    def call(self, name: str, args: Any) -> str:
-        with self.lock:
-            if self.closed:
-                failure = Conflict("the episode has finished; no more calls are taken", error="episode_finished")
-                return json.dumps({"error": failure.to_dict()})
-            return tool_content(self.episode.call(name, args))
-
-    def close(self) -> None:
-        with self.lock:
-            if not self.closed:
-                self.episode.close()
-                self.closed = True
+    def reply(self, text: str) -> str | None:
+        """A model turn with text and no tool call (``Episode.say``): what the model reads next (the
+        operator's reply, or the reminder that nobody reads it); None once the episode takes no more turns."""
+        try:
+            outcome = self.say(text)
+        except SimtenantError:
+            return None
+        return reply_text(outcome, self.briefing.nobody)
 
 
 class Rollouts:
     """The episodes of an environment's rollouts, by key: started in a temporary folder (or in
-    ``episodes_dir``, where they are kept), graded and, unless kept, removed when scored."""
+    ``episodes_dir``, where they are kept with their grades), graded when they end or are scored (with
+    the ``judge``, when given) and, unless kept, removed once scored. ``max_steps`` is each episode's turn
+    budget; a chat model at ``operator_model`` plays the operators of tasks that have one (scripted otherwise)."""
 
-    def __init__(self, reward_mode: str | None = None, episodes_dir: Path | str | None = None) -> None:
+    def __init__(
+        self,
+        reward_mode: str | None = None,
+        episodes_dir: Path | str | None = None,
+        max_steps: int | None = None,
+        judge: JudgeConfig | None = None,
+        operator_model: Endpoint | None = None,
+    ) -> None:
         self.reward_mode = reward_mode
+        self.max_steps = max_steps
+        self.judge = judge
+        self.operator_model = operator_model
         self.keep = episodes_dir is not None
         self.folder = Path(episodes_dir) if episodes_dir is not None else Path(tempfile.mkdtemp(prefix="simtenant-"))
         self.open: dict[str, Rollout] = {}
@@ -236,10 +229,11 @@ class Rollouts:
         check_reward_mode(task, self.reward_mode)
         key = uuid.uuid4().hex
         path = self.folder / f"{task.id.replace('/', '__')}-{key}.db"
-        with _CACHE_LOCK:
-            episode = Episode.start(task, path)
+        rollout = Rollout(key, task, path, max_steps=self.max_steps, reward_mode=self.reward_mode, judge=self.judge)
+        if self.operator_model is not None and task.user is not None:
+            rollout.episode.operator_model = OperatorModel(self.operator_model)
         with self.lock:
-            self.open[key] = Rollout(key, episode)
+            self.open[key] = rollout
         return key
 
     def get(self, key: str) -> Rollout:
@@ -250,23 +244,25 @@ class Rollouts:
         return rollout
 
     def done(self, key: str | None) -> bool:
-        """Whether the rollout's episode has ended (an unknown rollout has nothing more to do)."""
+        """Whether the rollout's episode takes no more turns (an unknown rollout has nothing more to do)."""
         with self.lock:
             rollout = self.open.get(key) if key else None
         return rollout is None or rollout.done
 
     def finish(self, key: str) -> GradeResult:
-        """Close the rollout's episode and grade it (finished or not); the file is removed unless kept."""
+        """Close the rollout's episode and grade it (finished or not); the files are removed unless kept."""
         rollout = self.get(key)
         with self.lock:
             self.open.pop(key, None)
-        rollout.close()
         try:
-            with _CACHE_LOCK:
-                return grade(rollout.path, self.reward_mode)
+            rollout.close()
+            if rollout.grade is None:
+                raise rollout.grade_failure or SimtenantError("the episode was not graded")
+            return rollout.grade
         finally:
             if not self.keep:
                 rollout.path.unlink(missing_ok=True)
+                grade_path(rollout.path).unlink(missing_ok=True)
 
     def reward(self, key: str) -> float:
         return self.finish(key).reward
@@ -301,5 +297,5 @@ def run_call(functions: dict[str, Callable[..., str]], rollout: Rollout, name: s
         args = arguments  # not JSON: passed on whole, for the dispatcher to refuse
     function = functions.get(name)
     if function is None:
-        return rollout.call(name, args)
+        return rollout.run(name, args)
     return function(**bind_arguments(rollout, args))

@@ -8,6 +8,7 @@ only its record (with the error) is kept.
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -40,6 +41,8 @@ class Served(Protocol):
     calls: int
 
     def connected(self, tool: Tool) -> bool: ...
+
+    def offers(self, tool: Tool) -> bool: ...
 
     def step_reward(self, outcome: Outcome) -> float | None: ...
 
@@ -110,12 +113,18 @@ class Outcome:
     error: dict[str, Any] | None = None
     reward: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, with_reward: bool = True) -> dict[str, Any]:
+        """The call as recorded; ``with_reward`` false leaves out its step reward (what an agent is shown
+        where the task's reward is not shaped)."""
         body: dict[str, Any] = {"seq": self.seq, "tool": self.tool, "ok": self.ok}
         body["result" if self.ok else "error"] = self.result if self.ok else self.error
-        if self.reward is not None:
+        if self.reward is not None and with_reward:
             body["reward"] = self.reward
         return body
+
+    def content(self) -> str:
+        """What an agent reads back on every door: the result, or ``{"error": ...}``, as JSON text."""
+        return json.dumps(self.result if self.ok else {"error": self.error}, ensure_ascii=False)
 
 
 def _validation_message(exc: ValidationError) -> str:
@@ -126,8 +135,10 @@ def _validation_message(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def dispatch(episode: Served, name: str, args: Any) -> Outcome:
-    """Run one call in one transaction and record it; never raises for bad input."""
+def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) -> Outcome:
+    """Run one call in one transaction and record it; never raises for bad input. With
+    ``only_offered`` (an agent's call, through any door) a tool the episode does not show the agent is
+    refused (403 ``not_offered``): in a world that offers search, operations run through ``api_fetch``."""
     args = _as_json_object(args)
     session = episode.session
     outcome = Outcome(seq=episode.calls + 1, tool=name, args=args, ok=False)
@@ -141,7 +152,7 @@ def dispatch(episode: Served, name: str, args: Any) -> Outcome:
     context = ToolContext(session=session, now=episode.now, actor=episode.actor, episode=episode)
     try:
         with session.begin():
-            outcome.result = _run(episode, context, name, args)
+            outcome.result = _run(episode, context, name, args, only_offered)
             outcome.ok = True
             outcome.reward = episode.step_reward(outcome)
             _record(session, outcome)
@@ -164,6 +175,14 @@ def dispatch(episode: Served, name: str, args: Any) -> Outcome:
     return outcome
 
 
+def _did_you_mean(episode: Served, name: str) -> str:
+    """A hint naming the tools closest to a name (or a ``METHOD /path`` route) no tool has."""
+    tools = [t for t in episode.tools.values() if episode.offers(t)]
+    known = [t.name for t in tools] + [f"{t.method} {t.path}" for t in tools]
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    return f"; did you mean {', '.join(close)}?" if close else ""
+
+
 def _as_json_object(args: Any) -> dict[str, Any]:
     """The arguments if they are a JSON object; otherwise a marker that ``_run`` refuses."""
     try:
@@ -173,10 +192,14 @@ def _as_json_object(args: Any) -> dict[str, Any]:
     return args if isinstance(args, dict) else {"__invalid__": args}
 
 
-def _run(episode: Served, context: ToolContext, name: str, args: dict[str, Any]) -> Any:
+def _run(episode: Served, context: ToolContext, name: str, args: dict[str, Any], only_offered: bool) -> Any:
     tool = episode.tools.get(name)
     if tool is None:
-        raise NotFound(f"unknown tool {name!r}", error="unknown_tool")
+        raise NotFound(f"unknown tool {name!r}{_did_you_mean(episode, name)}", error="unknown_tool")
+    if only_offered and not episode.offers(tool):
+        raise Forbidden(
+            f"{name} is not offered here: find it with api_search, run it with api_fetch", error="not_offered"
+        )
     if "__invalid__" in args:
         raise InvalidArgument("arguments must be a JSON object of JSON values", error="invalid_arguments")
     if not episode.connected(tool):

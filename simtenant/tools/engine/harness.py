@@ -40,7 +40,8 @@ def send_message_to_user(
 ) -> Any:
     """Send a message to the person you are working for (the operator); their reply comes back.
 
-    They answer what you ask, and say ###STOP### once you tell them the work is done."""
+    They answer what you ask. Once you tell them the work is done they answer ###STOP###, which ends the
+    episode: no further calls are taken, and no finish is needed."""
     operator = ctx.episode.task.user
     if operator is None:
         raise NotFound("this task has no user to message", error="no_user")
