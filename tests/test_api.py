@@ -3,6 +3,8 @@ by id through the same dispatcher, and refusing apps the task does not connect."
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -138,16 +140,21 @@ def test_an_unconnected_app_is_refused_like_a_missing_credential(crm_only, world
     assert crm_only.call("crm_get_deal", {"deal_id": "DEAL-0001"}).ok
 
 
-def test_agents_are_shown_the_search_tools_and_one_fetch_branch_per_connected_endpoint():
+def test_agents_are_shown_the_search_tools_and_a_plain_fetch_naming_each_connected_endpoint():
     offered = {t.name: t for t in WORLD.offered(task(["crm", "chat"]))}
-    assert list(offered) == ["api_search", "api_fetch", "finish"]
-    branches = offered["api_fetch"].json_schema()["oneOf"]
+    assert list(offered) == ["api_search", "api_fetch", "base64_encode", "finish"]
+    schema = offered["api_fetch"].json_schema()
+    assert schema["type"] == "object" and not {"oneOf", "anyOf", "allOf", "not"} & set(schema)
     endpoints = [t for t in WORLD.tools if is_endpoint(t) and t.service in ("automation.crm", "automation.chat")]
-    assert [b["properties"]["endpoint"]["const"] for b in branches] == [t.name for t in endpoints]
-    for branch, endpoint in zip(branches, endpoints, strict=True):
-        for part, schema in parts(endpoint).items():
-            if schema["properties"]:
-                assert branch["properties"][part] == schema
+    assert schema["properties"]["endpoint"]["enum"] == sorted(t.name for t in endpoints)
+    assert schema["required"] == ["endpoint"] and len(json.dumps(schema)) < 4000  # paid in every prompt
+
+
+def test_fetch_keeps_each_endpoints_own_validation(episode):
+    outcome = episode.call("api_fetch", {"endpoint": "crm_get_deal", "path": {"deal_id": 7}})
+    assert not outcome.ok and outcome.error["error"] == "invalid_arguments" and "deal_id" in outcome.error["message"]
+    encoded = episode.call("base64_encode", {"text": "Zoë's report"})
+    assert encoded.ok and base64.b64decode(encoded.result["encoded"]).decode() == "Zoë's report"
 
 
 def test_every_path_placeholder_is_an_argument():

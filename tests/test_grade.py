@@ -282,7 +282,7 @@ def test_the_commerce_tasks_validate(task_id):
 
 def test_validation_reports_a_task_the_untouched_world_satisfies(monkeypatch):
     task = get_task("commerce/order-status").model_copy(
-        update={"id": "commerce/order-status-without-checks", "checks": []}
+        update={"id": "commerce/order-status-without-checks", "checks": [], "aliases": []}
     )
     monkeypatch.setitem(WORLD.tasks, task.id, task)
     report = validate_task(task, wording=False)

@@ -131,7 +131,7 @@ def test_a_worlds_code_lives_in_its_own_folders():
                 "simtenant.tools.engine."
             ), f"{world.name}'s tool {tool.name} is defined in {where}"
     engine_tools = {t.name for t in REGISTRY.values() if t.fn.__module__.startswith("simtenant.tools.engine.")}
-    assert engine_tools == {"finish", "send_message_to_user", "api_search", "api_fetch"}
+    assert engine_tools == {"finish", "send_message_to_user", "api_search", "api_fetch", "base64_encode"}
 
 
 def world_of(module: str) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -267,3 +268,44 @@ def test_open_episodes_are_graded_at_shutdown(tmp_path: Path) -> None:
     (graded,) = (tmp_path / "runs").glob("*.grade.json")
     body = json.loads(graded.read_text())
     assert body["completed"] is False and body["steps"] == 1 and body["reward"] == 0.0
+
+
+# -- OpenEnv's own client (openenv-core): the WebSocket /ws session --------------------------------------
+
+
+def test_openenvs_client_plays_an_episode_over_its_websocket(tmp_path: Path) -> None:
+    client = pytest.importorskip("openenv.core.generic_client")
+    with running(create_app(tmp_path / "runs", task=REFUND)) as url:
+        with client.GenericEnvClient(base_url=url).sync() as env:
+            first = env.reset()  # no task named: the server's default
+            assert first.done is False and first.observation["task_description"] == get_task(REFUND).instruction
+            for call in get_task(REFUND).gold:
+                result = env.step({"tool": call.tool, "args": call.args})
+            assert result.done is True and result.observation["grade"] == {"reward": 1.0, "reward_mode": "default"}
+            state = env.state()
+            assert state["step_count"] == len(get_task(REFUND).gold) and state["done"] is True
+            with pytest.raises(RuntimeError, match="no more turns"):
+                env.step({"tool": "finish"})
+            again = env.reset(task_id="commerce/order-status")  # a new episode on the same connection
+            assert again.observation["task_description"] == get_task("commerce/order-status").instruction
+            env.step({"message": "Looking."})  # text nobody reads: a step spent
+            assert env.state()["step_count"] == 1
+        for _ in range(200):  # the server closes the session as the connection ends, on its own time
+            if len(list((tmp_path / "runs").glob("*.grade.json"))) == 2:
+                break
+            time.sleep(0.025)
+        assert len(list((tmp_path / "runs").glob("*.grade.json"))) == 2  # graded when the client left
+
+
+def test_openenvs_client_is_told_what_is_wrong(tmp_path: Path) -> None:
+    client = pytest.importorskip("openenv.core.generic_client")
+    with running(create_app(tmp_path / "runs")) as url, client.GenericEnvClient(base_url=url).sync() as env:
+        with pytest.raises(RuntimeError, match="no default task"):
+            env.reset()
+        with pytest.raises(RuntimeError, match="no episode yet"):
+            env.step({"tool": "finish"})
+        env.reset(task_id=1)  # ServiceBench's task 1, by its alias
+        with pytest.raises(RuntimeError, match="an action is"):
+            env.step({"code": "print(1)"})
+    with running(create_app(tmp_path / "guarded", token="s3cret")) as url, pytest.raises(ConnectionError):
+        client.GenericEnvClient(base_url=url).sync().connect()

@@ -17,7 +17,7 @@ from simtenant.agents import oracle
 from simtenant.errors import Conflict
 from simtenant.schema.commerce.orders import Refund
 from simtenant.tools import canonical_json
-from simtenant.world import get_world
+from simtenant.world import get_world, worlds
 
 NOW = "2026-03-14T10:00:00Z"
 TOOL_NAMES = [
@@ -861,3 +861,22 @@ def test_users_lookup_empty_user_id_message_names_the_user_id(start_episode):
     outcome = start_episode().call("users_lookup", {"user_id": ""})
     assert outcome.error["code"] == 404
     assert "user_id" in outcome.error["message"]
+
+
+COMBINATORS = {"oneOf", "anyOf", "allOf", "not", "if", "then", "else", "enum", "const"}
+
+
+@pytest.mark.parametrize("world", sorted(worlds()))
+def test_every_tool_schema_is_a_plain_object_the_strictest_hosts_accept(world):
+    """Function-calling APIs and MCP hosts refuse a tool whose input schema is not an object at the top
+    level, or combines schemas there: every tool an agent may be shown, in every task's offer, is plain."""
+    found = get_world(world)
+    shown = {t.name: t for t in found.all_tools(with_user=True)}
+    for task in found.tasks.values():
+        shown |= {t.name: t for t in found.offered(task)}
+    for name, tool in shown.items():
+        schema = tool.json_schema()
+        assert schema.get("type") == "object" and isinstance(schema.get("properties"), dict), name
+        assert not COMBINATORS & set(schema), (name, sorted(COMBINATORS & set(schema)))
+        assert set(schema.get("required", [])) <= set(schema["properties"]), name
+        assert tool.openai()["function"]["parameters"] == schema, name

@@ -18,9 +18,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from openai_stub import OpenAIStub, message, tool_calls
+from openai_stub import call as scripted_call
 from pydantic import create_model
 
 from simtenant.errors import InvalidArgument, NotFound, SimtenantError
+from simtenant.grader import EpisodeFile
 from simtenant.integrations import verifiers as st
 from simtenant.tools.engine.registry import _strip_titles
 from simtenant.world import get_task, get_world
@@ -282,7 +285,7 @@ def environment(*args: Any, **kwargs: Any) -> Iterator[Any]:
 
 def test_load_environment_builds_a_v1_environment_over_the_chosen_tasks(vf: Any) -> None:
     with environment(world="commerce", task_ids=["refund-damaged-item"], max_turns=12) as env:
-        assert isinstance(env, vf.SingleAgentEnv)
+        assert isinstance(env, vf.Env) and type(env).__name__ == "SimtenantEnv"
         assert env.config.taskset.id == st.TASKSET_ID and env.config.taskset.task_ids == [REFUND]
         assert env.config.agent.max_turns == 12 and env.config.agent.runtime.type == "subprocess"
         assert env.config.agent_harnesses()["agent"].id == st.TASKSET_ID  # the taskset's own harness
@@ -350,3 +353,41 @@ def test_a_failed_rollout_is_not_scored_and_its_episode_is_closed(model: Any) ->
         assert not trace.ok and trace.reward == 0.0 and "simtenant" not in trace.info
         assert "500" in trace.errors[-1].message
         assert env.taskset.rollouts.open == {}
+
+
+def test_vf_eval_runs_simtenant_by_its_taskset_id_with_its_options_and_metrics(vf: Any, tmp_path: Path) -> None:
+    """`vf-eval simtenant ...` as users run it: verifiers imports the package, finds the taskset, its harness
+    and its environment (local, no sandbox), and records the grade's numbers beside the reward."""
+    task = get_task(UNLOCK)
+    turns = [
+        message(c.args["message"]) if c.tool == "send_message_to_user" else tool_calls(scripted_call(c.tool, c.args))
+        for c in task.gold
+    ]  # the operator is written to in plain text, as a chat model would
+    with OpenAIStub(turns) as stub:
+        command = [
+            str(Path(sys.executable).with_name("vf-eval")),
+            "simtenant",
+            "--env.taskset.world", "itsm",
+            "--env.taskset.task-ids", json.dumps([UNLOCK]),
+            "--env.taskset.max-steps", "20",
+            "--env.taskset.preamble", "You are evaluated; be careful.",
+            "--env.taskset.episodes-dir", str(tmp_path / "episodes"),
+            "-m", "scripted",
+            "--client.base-url", stub.base_url,
+            "--client.api-key-var", "SIMTENANT_TEST_SCRIPTED_KEY",
+            "--no-push", "--no-rich",
+            "--output-dir", str(tmp_path / "out"),
+        ]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-3000:]
+        system = stub.requests[0]["messages"][0]["content"]
+    assert system.startswith("You are evaluated; be careful.\n\n") and "You have 20 steps" in system
+    (traces,) = (tmp_path / "out").glob("*/traces.jsonl")
+    [episode] = [json.loads(line) for line in traces.read_text().splitlines()]
+    assert episode["ok"], episode["errors"]
+    [trace] = episode["traces"]
+    assert trace["rewards"]["simtenant"]["score"] == 1.0
+    assert trace["metrics"]["db_match"] == 1.0 and trace["metrics"]["completed"] == 1.0
+    assert trace["metrics"]["checks_passed"] == 1.0 and "reward" not in trace["metrics"]
+    (kept,) = (tmp_path / "episodes").glob("*.db")
+    assert EpisodeFile.read(kept).status == "finished"

@@ -27,7 +27,7 @@ The thin layer is a ``verifiers.v1`` plugin (``register_plugin``) that verifiers
 package its taskset id names, ``simtenant``, and reading its ``__all__``:
 
 * ``SimtenantTaskset`` — its config holds the options (``world``, ``task_ids``, ``reward``,
-  ``episodes_dir``, ``max_steps``, ``system_prompt``, ``judge_model``…, ``user_model``…); ``load()``
+  ``episodes_dir``, ``max_steps``, ``preamble``, ``judge_model``…, ``user_model``…); ``load()``
   yields one ``SimtenantTask`` per dataset row and the taskset owns the environment's ``Rollouts``.
 * ``SimtenantTask`` — ``setup`` starts the rollout's episode (its key kept in the trace's state, which
   is never serialized nor shown to the model); its one ``@vf.reward``, ``simtenant``, is the grade,
@@ -115,7 +115,7 @@ def load_environment(
     max_turns: int | None = None,
     agent: dict[str, Any] | None = None,
     max_steps: int | None = None,
-    system_prompt: str | None = None,
+    preamble: str | None = None,
     judge_model: str | None = None,
     judge_base_url: str | None = None,
     judge_api_key_var: str = "OPENAI_API_KEY",
@@ -129,12 +129,12 @@ def load_environment(
     ``reward`` grades with another reward mode than each task's own (default, shaped, rubric, assertions);
     ``episodes_dir`` keeps every rollout's episode file there (by default they live in a temporary
     folder and are removed once scored); ``max_steps`` is each episode's turn budget (the task's, else
-    30) and ``max_turns`` caps the model's turns (default: the same); ``system_prompt`` comes before the
-    briefing; ``judge_model`` grades judge checks and components, ``user_model`` plays the operators (each
-    at its base URL, its key in the named environment variable). ``agent`` holds other fields of the
-    agent's ``vf.AgentConfig`` (``timeout``, ``max_total_tokens``, ...; it runs on the local subprocess
-    runtime with simtenant's harness unless told otherwise); other keyword arguments are fields of the
-    ``vf.SingleAgentEnvConfig`` (``timeout``, ``retries``, ...).
+    30) and ``max_turns`` caps the model's turns (default: the same); ``preamble`` comes before the
+    briefing in the system prompt; ``judge_model`` grades judge checks and components, ``user_model``
+    plays the operators (each at its base URL, its key in the named environment variable). ``agent``
+    holds other fields of the agent's ``vf.AgentConfig`` (``timeout``, ``max_total_tokens``, ...; it runs
+    on the local subprocess runtime with simtenant's harness unless told otherwise); other keyword
+    arguments are fields of the environment's config (``timeout``, ``retries``, ...).
     """
     vf = require_verifiers()
     tasks = select_tasks(world, task_ids)
@@ -146,7 +146,7 @@ def load_environment(
     plugin = register_plugin(vf)
     turns = max_turns or max_steps or max(t.max_steps or DEFAULT_MAX_STEPS for t in tasks)
     try:
-        config = vf.SingleAgentEnvConfig(
+        config = plugin.SimtenantEnvConfig(
             taskset=plugin.SimtenantTasksetConfig(
                 id=TASKSET_ID,
                 world=tasks[0].world,
@@ -154,7 +154,7 @@ def load_environment(
                 reward=reward,
                 episodes_dir=episodes_dir,
                 max_steps=max_steps,
-                system_prompt=system_prompt,
+                preamble=preamble,
                 judge_model=judge_model,
                 judge_base_url=judge_base_url,
                 judge_api_key_var=judge_api_key_var,

@@ -16,6 +16,7 @@ from ...agents.chat import Endpoint
 from ...errors import NotFound
 from ...grader.grade import check_reward_mode
 from ...grader.judge import JudgeConfig
+from ...world import DEFAULT_MAX_STEPS
 from .rollouts import (
     ENVIRONMENTS,
     TASKSET_ID,
@@ -46,7 +47,7 @@ def register_plugin(vf: Any) -> types.ModuleType:
         for cls in _plugin_classes(vf):
             cls.__module__, cls.__qualname__ = TASKSET_ID, cls.__name__
             setattr(module, cls.__name__, cls)
-        module.__all__ = ["SimtenantTaskset", "SimtenantHarness"]  # type: ignore[attr-defined]
+        module.__all__ = ["SimtenantTaskset", "SimtenantHarness", "SimtenantEnv"]  # type: ignore[attr-defined]
         module.SIMTENANT_PLUGIN = True  # type: ignore[attr-defined]
     return module
 
@@ -79,8 +80,9 @@ def _plugin_classes(vf: Any) -> list[type]:
         """Keep every rollout's episode file (and its grade) here; by default they are removed once scored."""
         max_steps: int | None = None
         """Each episode's turn budget (each tool call and each message is a step): the task's, else 30."""
-        system_prompt: str | None = None
-        """Instructions of your own, put before the briefing in the system prompt."""
+        preamble: str | None = None
+        """Instructions of your own, put before the briefing in the system prompt (verifiers' own
+        ``system_prompt``, a file, replaces the whole system prompt, briefing included)."""
         judge_model: str | None = None
         """A chat model that grades judge checks and judge rubric components (skipped without one)."""
         judge_base_url: str | None = None
@@ -133,7 +135,7 @@ def _plugin_classes(vf: Any) -> list[type]:
             ENVIRONMENTS[self.key] = self.rollouts
 
         def load(self) -> Iterable[Any]:
-            for row in rows(self.tasks, self.config.max_steps, self.config.system_prompt):
+            for row in rows(self.tasks, self.config.max_steps, self.config.preamble):
                 system, user = row["prompt"]
                 data = SimtenantData(
                     id=row["info"]["task"],
@@ -207,7 +209,19 @@ def _plugin_classes(vf: Any) -> list[type]:
                 rollouts.get(key)
                 await asyncio.to_thread(rollouts.finish, key)
 
+    class SimtenantEnvConfig(vf.SingleAgentEnvConfig):  # type: ignore[misc, name-defined]
+        """The taskset's own environment: one agent seat, whose harness runs in this process (so it needs
+        no sandbox: the local subprocess runtime), its model turns capped at the default turn budget."""
+
+        agent: Any = vf.AgentConfig(runtime=vf.SubprocessConfig(), max_turns=DEFAULT_MAX_STEPS)
+
+    class SimtenantEnv(vf.Env[SimtenantEnvConfig]):  # type: ignore[misc, name-defined]
+        async def run(self, task: Any, agents: Any) -> None:
+            await agents.agent.run(task)
+
     return [
+        SimtenantEnvConfig,
+        SimtenantEnv,
         SimtenantTasksetConfig,
         SimtenantData,
         SimtenantState,

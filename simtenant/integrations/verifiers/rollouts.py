@@ -86,12 +86,12 @@ def select_tasks(world: str, task_ids: Iterable[str] | str | None = None) -> lis
     return chosen
 
 
-def prompt(task: Task, max_steps: int | None = None, system_prompt: str | None = None) -> list[dict[str, str]]:
+def prompt(task: Task, max_steps: int | None = None, preamble: str | None = None) -> list[dict[str, str]]:
     """The rollout's opening messages: the world's briefing of the task (the same on every door), with a
-    turn budget of ``max_steps`` (the task's, else the default); a ``system_prompt`` of the user's own
-    comes first, before the briefing."""
+    turn budget of ``max_steps`` (the task's, else the default); a ``preamble`` of the user's own comes
+    first, before the briefing."""
     briefing = get_world(task.world).briefing(task, max_steps or task.max_steps or DEFAULT_MAX_STEPS)
-    system = f"{system_prompt.strip()}\n\n{briefing.system}" if system_prompt else briefing.system
+    system = f"{preamble.strip()}\n\n{briefing.system}" if preamble else briefing.system
     return [{"role": "system", "content": system}, {"role": "user", "content": briefing.opening}]
 
 
@@ -99,14 +99,14 @@ def dataset_rows(
     world: str,
     task_ids: Iterable[str] | str | None = None,
     max_steps: int | None = None,
-    system_prompt: str | None = None,
+    preamble: str | None = None,
 ) -> list[dict[str, Any]]:
     """One dataset row per task: ``prompt``, an empty ``answer`` and ``info`` with the task id."""
-    return rows(select_tasks(world, task_ids), max_steps, system_prompt)
+    return rows(select_tasks(world, task_ids), max_steps, preamble)
 
 
-def rows(tasks: Iterable[Task], max_steps: int | None = None, system_prompt: str | None = None) -> list[dict[str, Any]]:
-    return [{"prompt": prompt(t, max_steps, system_prompt), "answer": "", "info": {"task": t.id}} for t in tasks]
+def rows(tasks: Iterable[Task], max_steps: int | None = None, preamble: str | None = None) -> list[dict[str, Any]]:
+    return [{"prompt": prompt(t, max_steps, preamble), "answer": "", "info": {"task": t.id}} for t in tasks]
 
 
 def task_of(info: Any) -> str:

@@ -11,6 +11,7 @@ is refused as a missing credential would be.
 
 from __future__ import annotations
 
+import base64
 import re
 import sqlite3
 import threading
@@ -65,27 +66,14 @@ def parts(tool_: Tool) -> dict[str, dict[str, Any]]:
 
 
 def fetch_schema(endpoints: list[Tool]) -> dict[str, Any]:
-    """api_fetch's published arguments: one ``oneOf`` branch per endpoint it may run."""
-    branches = []
-    for endpoint in endpoints:
-        schema = parts(endpoint)
-        properties: dict[str, Any] = {"endpoint": {"const": endpoint.name}}
-        required = ["endpoint"]
-        for part, sub in schema.items():
-            if sub["properties"]:
-                properties[part] = sub
-                if sub["required"]:
-                    required.append(part)
-        branches.append(
-            {
-                "type": "object",
-                "description": f"{endpoint.method} {endpoint.path}: {endpoint.description.splitlines()[0]}",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": False,
-            }
-        )
-    return {"type": "object", "oneOf": branches}
+    """api_fetch's published arguments: a plain object (the form every function-calling and MCP host
+    takes: no top-level ``oneOf``), whose ``endpoint`` names one of the connected operations. Each
+    operation's own path, params and body schemas come with its api_search result, and a call is
+    validated against them when it runs (``api_fetch``), as any tool call is."""
+    own = next(t for t in REGISTRY.values() if t.name == "api_fetch").json_schema()
+    names = sorted(t.name for t in endpoints)
+    endpoint = {**own["properties"]["endpoint"], "enum": names}
+    return {**own, "properties": {**own["properties"], "endpoint": endpoint}}
 
 
 def _fields(tool_: Tool) -> tuple[str, str, str, str]:
@@ -200,3 +188,9 @@ def api_fetch(
                 raise InvalidArgument(f"{part}.{name}: {endpoint} takes no such {part} parameter{hint}")
             merged[name] = value
     return invoke(ctx, target, merged)
+
+
+@tool(API, "POST", "/api/base64-encode")
+def base64_encode(ctx: ToolContext, text: Annotated[str, Field(description="The text to encode (UTF-8)")]) -> Any:
+    """Encode text as base64 (standard alphabet, padded), for operations that take encoded content."""
+    return {"encoded": base64.b64encode(text.encode()).decode("ascii")}
