@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from support import episode_fixture, rows
+from support import episode_fixture, ok, refused, rows
 
 from simtenant import seeds
 from simtenant.episode import Episode
@@ -153,3 +153,21 @@ def test_a_tasks_stated_scope_is_told_to_the_agent_and_checked_against_the_world
     wrong = task.model_copy(update={"scope": ["ORG-ACME", "ORG-C01"]})
     problems = validate_task(wrong).problems
     assert problems == [f"the task states the scope ORG-ACME, ORG-C01, but {task.actor} holds roles in ORG-ACME"]
+
+
+@pytest.mark.parametrize("actor", ACTORS)
+def test_list_organizations_names_exactly_the_organizations_the_actor_may_look_up(episode: Episode, actor: str) -> None:
+    listed = ok(episode, "list_organizations", actor=actor)["organizations"]
+    readable = [org for org in sorted(scope_of(actor)) if episode.call("get_organization", {"org_id": org}).ok]
+    assert [o["id"] for o in listed] == readable and all(o["name"] and o["kind"] for o in listed)
+    assert actor == PROVIDER_REPORTER or len(listed) >= 1
+
+
+def test_a_group_named_after_its_client_is_found_by_the_rest_of_its_name(episode: Episode) -> None:
+    client = sorted(scope_of(PROVIDER_AGENT) - {"ORG-PROV"})[0]
+    name = snapshot_rows("SELECT name FROM organizations WHERE id = ?", client)[0][0]
+    desk = ok(episode, "get_group_by_name", {"name": "service desk", "org_id": client}, actor=PROVIDER_AGENT)
+    assert desk["name"] == f"{name} Service Desk" and desk["org_id"] == client
+    assert ok(episode, "get_group_by_name", {"name": f"{name} Service Desk"})["id"] == desk["id"]  # the full name
+    refused(episode, "get_group_by_name", {"name": "Service Desk"}, 400, "ambiguous_name")  # which client's?
+    refused(episode, "get_group_by_name", {"name": "Front Desk", "org_id": client}, 404, "not_found")

@@ -15,6 +15,7 @@ from .common import (
     _print_json,
     command,
     console,
+    show_table,
 )
 
 
@@ -48,7 +49,7 @@ def bench(
     table = Table("world", "scale", "figure", "simtenant", "baseline", "ratio", title="simtenant bench")
     for row in report_rows(results):
         table.add_row(*row)
-    console.print(table)
+    show_table(table)
     checks = Table("world", "target", "value", "limit", "met", title="targets")
     for t in results["targets"]:
         checks.add_row(

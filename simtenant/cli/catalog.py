@@ -13,7 +13,7 @@ from .common import (
     JsonFlag,
     _print_json,
     command,
-    console,
+    show_table,
 )
 
 
@@ -35,7 +35,7 @@ def list_worlds(json_output: JsonFlag = False) -> None:
     table = Table("world", "title", "tables", "tools", "tasks")
     for row in rows:
         table.add_row(row["world"], row["title"], str(row["tables"]), str(row["tools"]), str(row["tasks"]))
-    console.print(table)
+    show_table(table)
 
 
 @command()
@@ -47,7 +47,7 @@ def tasks(world: Annotated[str, typer.Argument(help="World name")], json_output:
     table = Table("task", "description")
     for task in found:
         table.add_row(task.id, task.description)
-    console.print(table)
+    show_table(table)
 
 
 @command()
@@ -66,4 +66,4 @@ def tools(
     table = Table("tool", "route", "description")
     for t in catalogue:
         table.add_row(t.name, f"{t.service} {t.method} {t.path}", t.description.splitlines()[0])
-    console.print(table)
+    show_table(table)

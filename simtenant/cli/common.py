@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ..errors import SimtenantError
 from ..grader import GradeResult
@@ -50,6 +51,28 @@ TextMatch = Annotated[
 
 def _print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _plain(cell: Any) -> str:
+    return Text.from_markup(cell).plain if isinstance(cell, str) else str(cell)
+
+
+def show_table(table: Table) -> None:
+    """Print a listing. On a terminal: the table, its first column (the ids) never cut however narrow the
+    terminal; into a pipe or a file: plain lines, one a row, its cells tab-separated, nothing cut (a titled
+    table, a summary rather than a list, starts with its title and column names)."""
+    if not console.is_terminal:
+        if table.title:
+            console.print(f"# {table.title}", markup=False, highlight=False, soft_wrap=True)
+            header = "\t".join(_plain(c.header) for c in table.columns)
+            console.print(header, markup=False, highlight=False, soft_wrap=True)
+        for row in zip(*(list(column.cells) for column in table.columns), strict=True):
+            console.print("\t".join(_plain(cell) for cell in row), markup=False, highlight=False, soft_wrap=True)
+        return
+    first = table.columns[0]
+    first.no_wrap = True
+    first.min_width = max((len(_plain(cell)) for cell in first.cells), default=0)
+    console.print(table)
 
 
 def command(name: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

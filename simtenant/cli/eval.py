@@ -10,12 +10,13 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .. import evaluation
 from ..grader.grade import check_reward_mode
-from .common import JsonFlag, MaxSteps, _print_json, command, console
+from .common import JsonFlag, MaxSteps, _print_json, command, console, show_table
 
 progress_console = Console(stderr=True)
 
@@ -25,34 +26,42 @@ def _num(value: float | None) -> str:
 
 
 def show_summary(summary: dict[str, Any]) -> None:
-    """The summary of a run as tables: totals, pass^k / pass@k, and per task."""
+    """The summary of a run: totals (completion and tokens too), the means of the grade's numbers, pass^k /
+    pass@k, and per task (with its reward mode)."""
+    tokens = summary.get("tokens") or {}
     console.print(
-        f"[bold]{summary['run']}[/bold]  agent {summary.get('agent') or '-'}  episodes {summary['episodes']}  "
+        f"[bold]{escape(summary['run'])}[/bold]  agent {summary.get('agent') or '-'}  episodes {summary['episodes']}  "
         f"infra failures {summary['infra_failures']} (excluded)  mean reward {_num(summary['mean_reward'])}  "
-        f"partial credit {_num(summary.get('mean_partial_credit'))}  db credit {_num(summary.get('mean_db_credit'))}  "
-        f"mean steps {_num(summary['mean_steps'])}",
+        f"completed {_num(summary.get('mean_completion'))}  partial credit {_num(summary.get('mean_partial_credit'))}  "
+        f"db credit {_num(summary.get('mean_db_credit'))}  mean steps {_num(summary['mean_steps'])}  "
+        f"tokens {tokens.get('total_tokens', 0)}",
         highlight=False,
     )
+    means = summary.get("metric_means") or {}
+    if means:
+        console.print("means: " + "  ".join(f"{key} {_num(value)}" for key, value in means.items()), highlight=False)
     scores = Table("k", "pass^k", "pass@k", "tasks", title="pass^k and pass@k")
     for k, hat, at, counted in evaluation.iter_k(summary):
         scores.add_row(str(k), _num(hat), _num(at), str(counted))
-    console.print(scores)
+    show_table(scores)
     tasks = Table(title="tasks")
-    tasks.add_column("task", overflow="fold")
-    for name in ("trials", "successes", "mean reward", "partial credit", "db credit", "infra"):
+    for name in ("task", "reward", "trials", "successes", "mean reward", "completed", "partial credit", "db credit"):
         tasks.add_column(name)
+    tasks.add_column("infra")
     for task in summary["tasks"]:
         colour = "green" if task["trials"] and task["successes"] == task["trials"] else "red"
         tasks.add_row(
             task["task"],
+            task.get("reward_mode") or "-",
             str(task["trials"]),
             f"[{colour}]{task['successes']}[/{colour}]",
             _num(task["mean_reward"]),
+            _num(task.get("mean_completion")),
             _num(task.get("mean_partial_credit")),
             _num(task.get("mean_db_credit")),
             str(task["infra_failures"] or ""),
         )
-    console.print(tasks)
+    show_table(tasks)
 
 
 @command("eval")

@@ -16,6 +16,7 @@ from .common import (
     _short,
     command,
     console,
+    show_table,
 )
 
 
@@ -61,7 +62,7 @@ def validate(
                 f"{r.paraphrases}+{r.missing}",
                 "[green]ok[/green]" if r.ok else "[red]no[/red]",
             )
-        console.print(table)
+        show_table(table)
         for r in reports:
             for problem in r.problems:
                 console.print(f"[red]{escape(r.task)}[/red]: {escape(problem)}", highlight=False)
@@ -126,7 +127,7 @@ def mutate(
                 str(row["benign"]),
                 str(row["benign_below_1"]),
             )
-        console.print(table)
+        show_table(table)
         for miss in misses:
             label = "benign, scored" if miss["kind"] in ("reorder", "extra_read", "paraphrase") else "not caught"
             console.print(

@@ -1,5 +1,7 @@
-"""The HTML report of a run: its summary, pass^k and pass@k, a bar per task, and every failed episode
-with its diff and transcript, in one self-contained file."""
+"""The HTML report of a run: its summary (completion, tokens, the means of the grade's numbers), pass^k
+and pass@k, a bar per task, the tasks with their reward modes and links to their episode files, every
+failed episode with its diff and transcript, and the transcripts of the passed ones, collapsed, in one
+self-contained file."""
 
 from __future__ import annotations
 
@@ -107,6 +109,8 @@ def _failed_episode(out: Path, record: dict[str, Any]) -> str:
         f"<details><summary>{_e(record['task'])} trial {_e(str(record['trial']))} — {tag}, "
         f"reward {_e(_num(record.get('reward')))}</summary>"
     ]
+    name = episode_name(record["task"], int(record["trial"]))
+    parts.append(f'<p>episode: <a href="{EPISODES}/{html.escape(name, quote=True)}">{_e(name)}</a></p>')
     if record.get("error"):
         parts.append(f"<p class=bad>error: <code>{_e(record['error'])}</code></p>")
     failed_checks = [c for c in record.get("checks", []) if c.get("passed") is False]
@@ -130,6 +134,30 @@ def _failed_episode(out: Path, record: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _passed_episode(out: Path, record: dict[str, Any]) -> str:
+    path = out / EPISODES / episode_name(record["task"], int(record["trial"]))
+    return (
+        f"<details><summary>{_e(record['task'])} trial {_e(str(record['trial']))} — "
+        f'<span class="ok">passed</span>, {_e(str(record.get("steps")))} steps</summary>'
+        f'<p>episode: <a href="{EPISODES}/{html.escape(path.name, quote=True)}">{_e(path.name)}</a></p>'
+        f"{_transcript(path)}</details>"
+    )
+
+
+def _tokens(tokens: dict[str, int] | None) -> str:
+    if not tokens or not tokens.get("total_tokens"):
+        return "–"
+    return f"{tokens['total_tokens']} ({tokens['prompt_tokens']} + {tokens['completion_tokens']})"
+
+
+def _means(means: dict[str, float | None]) -> str:
+    """The means of the grade's numbers (db_match, checks passed, rubric components, assertion share, ...)."""
+    if not means:
+        return ""
+    rows = "".join(f"<tr><td>{_e(key)}</td><td>{_num(value)}</td></tr>" for key, value in means.items())
+    return f"<h2>Means of the grade's numbers</h2><table><tr><th>number</th><th>mean</th></tr>{rows}</table>"
+
+
 def render_report(out: Path, summary: dict[str, Any], records: list[dict[str, Any]]) -> str:
     """The report of a run as one self-contained HTML page (inline CSS and SVG, no scripts)."""
     top = summary["trials"]
@@ -145,7 +173,10 @@ def render_report(out: Path, summary: dict[str, Any], records: list[dict[str, An
         f"<tr><th>mean partial credit (its reward mode's)</th><td>{_num(summary.get('mean_partial_credit'))}</td></tr>",
         f"<tr><th>mean db credit (the row diff's)</th><td>{_num(summary.get('mean_db_credit'))}</td></tr>",
         f"<tr><th>mean steps</th><td>{_num(summary['mean_steps'])}</td></tr>",
+        f"<tr><th>mean completion (the episode ended)</th><td>{_num(summary.get('mean_completion'))}</td></tr>",
+        f"<tr><th>tokens (prompt + completion)</th><td>{_tokens(summary.get('tokens'))}</td></tr>",
         "</table>",
+        _means(summary.get("metric_means") or {}),
         "<h2>pass^k and pass@k</h2><table><tr><th>k</th><th>pass^k</th><th>pass@k</th><th>tasks</th></tr>",
     ]
     for k in range(1, top + 1):
@@ -157,8 +188,8 @@ def render_report(out: Path, summary: dict[str, Any], records: list[dict[str, An
     lines += ["</table>", "<h2>Mean reward by task</h2>", _bar_chart(summary["tasks"]), "<h2>Tasks</h2>"]
     header = "".join(f"<th>t{t}</th>" for t in range(1, top + 1))
     lines.append(
-        f"<table><tr><th>task</th><th>valid trials</th><th>successes</th><th>pass rate</th>"
-        f"<th>mean reward</th><th>mean partial credit</th><th>mean db credit</th>{header}</tr>"
+        f"<table><tr><th>task</th><th>reward</th><th>valid trials</th><th>successes</th><th>pass rate</th>"
+        f"<th>mean reward</th><th>completed</th><th>mean partial credit</th><th>mean db credit</th>{header}</tr>"
     )
     for task in summary["tasks"]:
         cells = {r["trial"]: r for r in task["results"]}
@@ -167,21 +198,27 @@ def render_report(out: Path, summary: dict[str, Any], records: list[dict[str, An
             r = cells.get(t)
             if r is None:
                 trial_cells.append("<td></td>")
-            elif not r["infra_ok"]:
-                trial_cells.append('<td class="infra">!</td>')
+                continue
+            link = f"{EPISODES}/{html.escape(episode_name(task['task'], t), quote=True)}"
+            if not r["infra_ok"]:
+                trial_cells.append(f'<td class="infra"><a href="{link}">!</a></td>')
             else:
                 ok = r["reward"] is not None and r["reward"] >= 1 - 1e-9
-                trial_cells.append(f'<td class="{"ok" if ok else "bad"}">{_num(r["reward"])}</td>')
+                trial_cells.append(f'<td class="{"ok" if ok else "bad"}"><a href="{link}">{_num(r["reward"])}</a></td>')
         rate = task["successes"] / task["trials"] if task["trials"] else None
         lines.append(
-            f"<tr><td>{_e(task['task'])}</td><td>{task['trials']}</td><td>{task['successes']}</td>"
-            f"<td>{_num(rate)}</td><td>{_num(task['mean_reward'])}</td><td>{_num(task.get('mean_partial_credit'))}</td>"
+            f"<tr><td>{_e(task['task'])}</td><td>{_e(task.get('reward_mode')) or '–'}</td><td>{task['trials']}</td>"
+            f"<td>{task['successes']}</td><td>{_num(rate)}</td><td>{_num(task['mean_reward'])}</td>"
+            f"<td>{_num(task.get('mean_completion'))}</td><td>{_num(task.get('mean_partial_credit'))}</td>"
             f"<td>{_num(task.get('mean_db_credit'))}</td>{''.join(trial_cells)}</tr>"
         )
     lines.append("</table>")
     failed = [r for r in sorted(records, key=lambda r: (r["task"], int(r["trial"]))) if not succeeded(r)]
     lines.append(f"<h2>Failed episodes ({len(failed)})</h2>")
     lines += [_failed_episode(out, r) for r in failed] or ["<p>none</p>"]
+    passed = [r for r in sorted(records, key=lambda r: (r["task"], int(r["trial"]))) if succeeded(r)]
+    lines.append(f"<h2>Passed episodes ({len(passed)})</h2>")
+    lines += [_passed_episode(out, r) for r in passed] or ["<p>none</p>"]
     lines.append("</body></html>")
     return "\n".join(lines) + "\n"
 

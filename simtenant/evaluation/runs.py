@@ -132,12 +132,14 @@ def play_and_grade(job: Job) -> dict[str, Any]:
         return _failure(head, extra, "agent", exc, start, episode)
     sidecar = _read_sidecar(episode)
     try:
-        result = grade(episode, job.reward).to_dict()
+        graded = grade(episode, job.reward)
     except Exception as exc:
         return _failure(head, extra, "grade", exc, start, episode)
-    record = {**result, **extra}
+    result = graded.to_dict()
+    record = {**result, "metrics": graded.metrics(), **extra}
     record["duration_s"] = round(time.perf_counter() - start, 4)
     record["tokens"] = sidecar.get("usage", sidecar.get("tokens"))
+    record["user_tokens"] = sidecar.get("user_usage")  # a model-played operator's, when there is one
     record["infra_ok"] = bool(sidecar.get("infra_ok", True))
     record["episode_completed"] = bool(sidecar.get("episode_completed", result["completed"]))
     if sidecar.get("error") is not None:

@@ -41,8 +41,30 @@ def _mean_of(records: list[dict[str, Any]], key: str) -> float | None:
     return _mean([float(r[key]) for r in records if r.get(key) is not None])
 
 
+def _completed(record: dict[str, Any]) -> float:
+    return float(bool(record.get("episode_completed", record.get("completed"))))
+
+
+def metric_means(records: list[dict[str, Any]]) -> dict[str, float | None]:
+    """The mean of each of the grade's numbers (``GradeResult.metrics``: db_match, checks passed, each rubric
+    component, the assertion share, ...) over the records that have it."""
+    keys = sorted({key for r in records for key in r.get("metrics") or {}} - {"reward", "steps"})
+    return {key: _mean([float(r["metrics"][key]) for r in records if key in (r.get("metrics") or {})]) for key in keys}
+
+
+def token_totals(records: list[dict[str, Any]]) -> dict[str, int]:
+    """The tokens the agents (and model-played operators) spent, summed over the records that report them."""
+    totals = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    for record in records:
+        for usage in (record.get("tokens"), record.get("user_tokens")):
+            for key in totals:
+                totals[key] += int((usage or {}).get(key) or 0)
+    return totals
+
+
 def summarize(records: list[dict[str, Any]], trials: int | None = None) -> dict[str, Any]:
-    """Episodes, infra failures, mean reward and steps, pass^k and pass@k for k = 1..trials, per task."""
+    """Episodes, infra failures, mean reward, completion and steps, the grade's numbers' means, tokens,
+    pass^k and pass@k for k = 1..trials, per task (with its reward mode and its episode files)."""
     per_task: dict[str, list[dict[str, Any]]] = {}
     for record in sorted(records, key=lambda r: (r["task"], int(r["trial"]))):
         per_task.setdefault(record["task"], []).append(record)
@@ -67,9 +89,12 @@ def summarize(records: list[dict[str, Any]], trials: int | None = None) -> dict[
         "valid_episodes": len(valid),
         "infra_failures": len(records) - len(valid),
         "mean_reward": _mean([float(r["reward"]) for r in valid]),
+        "mean_completion": _mean([_completed(r) for r in valid]),
         "mean_partial_credit": _mean_of(valid, "partial_credit"),
         "mean_db_credit": _mean_of(valid, "db_credit"),
         "mean_steps": _mean([float(r["steps"]) for r in valid if r.get("steps") is not None]),
+        "metric_means": metric_means(valid),
+        "tokens": token_totals(records),
         "trials": top,
         "pass_hat_k": pass_hat,
         "pass_at_k": pass_at,
@@ -77,13 +102,23 @@ def summarize(records: list[dict[str, Any]], trials: int | None = None) -> dict[
         "tasks": [
             {
                 "task": task,
+                "reward_mode": next((r["reward_mode"] for r in rs if r.get("reward_mode")), None),
                 "trials": counts[task][0],
                 "successes": counts[task][1],
                 "mean_reward": _mean([float(r["reward"]) for r in rs if is_valid(r)]),
+                "mean_completion": _mean([_completed(r) for r in rs if is_valid(r)]),
                 "mean_partial_credit": _mean_of([r for r in rs if is_valid(r)], "partial_credit"),
                 "mean_db_credit": _mean_of([r for r in rs if is_valid(r)], "db_credit"),
                 "infra_failures": len(rs) - counts[task][0],
-                "results": [{"trial": int(r["trial"]), "reward": r.get("reward"), "infra_ok": is_valid(r)} for r in rs],
+                "results": [
+                    {
+                        "trial": int(r["trial"]),
+                        "reward": r.get("reward"),
+                        "infra_ok": is_valid(r),
+                        "episode": r["episode_db"],
+                    }
+                    for r in rs
+                ],
             }
             for task, rs in per_task.items()
         ],

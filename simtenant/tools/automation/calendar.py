@@ -178,7 +178,7 @@ def cal_cancel_event(ctx: ToolContext, event_id: EventId) -> Any:
 def cal_add_attendee(
     ctx: ToolContext, event_id: EventId, email: Annotated[Email, Field(description="Who to invite")]
 ) -> Any:
-    """Invite one more person to an existing event (organizer only)."""
+    """Invite one more person (an attendee) to an existing meeting or event (organizer only)."""
     event = _changeable(ctx, event_id)
     if _attendee(ctx, event.id, email) is not None:
         raise Conflict(f"{email} is already invited to {event.id}", error="already_invited")

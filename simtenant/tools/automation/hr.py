@@ -340,8 +340,8 @@ def hr_get_time_off_balance(
     employee_id: EmployeeId,
     year: Annotated[int | None, Field(ge=2000, le=2100, description="The calendar year (default this year)")] = None,
 ) -> Any:
-    """An employee's vacation and sick-day balance for a year: allowance, days taken (approved), days
-    pending and days remaining."""
+    """How many vacation (PTO) and sick days an employee has left in a year: allowance, days taken
+    (approved), days pending and days remaining."""
     employee = _employee(ctx, employee_id)
     year = year if year is not None else int(ctx.timestamp[:4])
     balance: dict[str, Any] = {"employee_id": employee.id, "name": employee.name, "year": year}

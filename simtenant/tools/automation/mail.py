@@ -117,7 +117,7 @@ def mail_list_messages(
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> dict[str, Any]:
-    """List the emails in your mailbox, newest first, by folder, sender, subject or unread."""
+    """List (read) the emails in your inbox or another folder, newest first, by sender, subject or unread."""
     statement = where_given(
         select(MailMessage).where(MailMessage.mailbox == me(ctx)),
         None if folder is None else MailMessage.folder == folder,
@@ -136,7 +136,7 @@ def mail_search_messages(
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> dict[str, Any]:
-    """Search your mailbox's emails for text in the subject, body or addresses, newest first."""
+    """Search your mailbox (inbox and every folder) for text in the subject, body or addresses, newest first."""
     text = or_(
         containing(MailMessage.subject, query),
         containing(MailMessage.body, query),
@@ -252,7 +252,7 @@ def mail_archive_message(ctx: ToolContext, message_id: MessageId) -> dict[str, A
 
 @tool(SERVICE, "POST", "/mail/messages/{message_id}/trash")
 def mail_trash_message(ctx: ToolContext, message_id: MessageId) -> dict[str, Any]:
-    """Delete an email of your mailbox: move it to the trash folder (spam, unwanted newsletters)."""
+    """Delete an email of your mailbox: move it to the trash folder (spam, junk)."""
     message = _mine(ctx, message_id)
     if message.folder == "trash":
         raise Conflict(f"message {message.id} is already in the trash", error="already_in_trash")

@@ -79,7 +79,7 @@ def mkt_list_lists(ctx: ToolContext, page: Page = 1, per_page: PerPage = 20) -> 
 
 @tool(SERVICE, "GET", "/marketing/lists/{list_id}")
 def mkt_get_list(ctx: ToolContext, list_id: ListId) -> Any:
-    """Get one mailing list with its number of subscribed, unsubscribed and bounced addresses."""
+    """Get one mailing list with how many of its addresses are subscribed, opted out and bounced."""
     return {**row_dict(_list(ctx, list_id)), "counts": _counts(ctx, list_id)}
 
 
@@ -143,8 +143,8 @@ def mkt_update_subscriber(
         Field(description="unsubscribed to opt the address out of this list; subscribed to opt back in"),
     ] = None,
 ) -> Any:
-    """Update a subscriber's name or unsubscribe / resubscribe them on their list. A bounced address
-    cannot be resubscribed (409)."""
+    """Unsubscribe (opt out) a subscriber from their list or resubscribe them; or change their name. A
+    bounced address cannot be resubscribed (409)."""
     subscriber = ctx.get(MktSubscriber, subscriber_id, "subscriber")
     if status == "subscribed" and subscriber.status == "bounced":
         raise Conflict(f"{subscriber.email} bounced and cannot be resubscribed", error="bounced_address")
@@ -158,7 +158,7 @@ def mkt_update_subscriber(
 
 @tool(SERVICE, "DELETE", "/marketing/subscribers/{subscriber_id}")
 def mkt_remove_subscriber(ctx: ToolContext, subscriber_id: SubscriberId) -> Any:
-    """Delete a subscriber row from its list entirely (e.g. a data-deletion request); to opt out, unsubscribe."""
+    """Delete a subscriber row from its list entirely (e.g. a data-deletion request); opting out is a status."""
     subscriber = ctx.get(MktSubscriber, subscriber_id, "subscriber")
     removed = row_dict(subscriber)
     ctx.session.delete(subscriber)

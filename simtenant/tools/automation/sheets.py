@@ -14,9 +14,29 @@ from ...errors import Conflict, InvalidArgument
 from ...schema.automation.sheets import SheetRow, SheetSpreadsheet, SheetWorksheet
 from ..engine.dispatch import ToolContext, paged, row_dict
 from ..engine.registry import Text, tool
+from ..engine.search import search_context
 from .common import Email, Page, PerPage, containing, me, where_given
 
 SERVICE = "automation.sheets"
+
+
+@search_context("sheets")
+def spreadsheets_to_name(ctx: ToolContext) -> dict[str, Any]:
+    """The spreadsheets and their worksheets, ids and titles, that a sheets operation found by api_search
+    may name."""
+    sheets = ctx.session.scalars(select(SheetSpreadsheet).order_by(SheetSpreadsheet.id)).all()
+    tabs = ctx.session.scalars(select(SheetWorksheet).order_by(SheetWorksheet.id)).all()
+    return {
+        "spreadsheets": [
+            {
+                "id": sheet.id,
+                "title": sheet.title,
+                "worksheets": [{"id": t.id, "title": t.title} for t in tabs if t.spreadsheet_id == sheet.id],
+            }
+            for sheet in sheets
+        ]
+    }
+
 
 SpreadsheetId = Annotated[str, Field(description="The spreadsheet id, e.g. SS-001")]
 WorksheetId = Annotated[str, Field(description="The worksheet (tab) id, e.g. WS-001")]
@@ -158,7 +178,7 @@ def sheet_find_rows(
 
 @tool(SERVICE, "POST", "/sheets/worksheets/{worksheet_id}/rows")
 def sheet_append_row(ctx: ToolContext, worksheet_id: WorksheetId, values: Values) -> Any:
-    """Append (add) a row at the end of a worksheet (a tab of a spreadsheet); columns left out stay empty."""
+    """Append (add, log) a new row at the end of a worksheet (a tab of a spreadsheet); columns left out stay empty."""
     worksheet = ctx.get(SheetWorksheet, worksheet_id, "worksheet")
     given = _known(worksheet, values)
     cells = {h: given.get(h, "") for h in headers_of(worksheet)}

@@ -167,6 +167,14 @@ def get_organization(
     return row_dict(ctx.get(Organization, org_id, "organization"))
 
 
+@tool(SVC, "GET", "/itsm/organizations")
+def list_organizations(ctx: ToolContext) -> Any:
+    """List the organizations in your scope (the ones you hold a role in), with their names, kinds and
+    whether they are active: the org_id to give other tools."""
+    orgs = [ctx.session.get(Organization, org_id) for org_id in readable(ctx, "organization")]
+    return {"organizations": [row_dict(org) for org in orgs if org is not None]}
+
+
 @tool(SVC, "GET", "/itsm/locations")
 def list_locations(ctx: ToolContext, org_id: InOrg = None, page: Page = 1, per_page: PerPage = 20) -> Any:
     """List the locations (offices, sites) of the organizations in your scope."""

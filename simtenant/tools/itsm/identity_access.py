@@ -3,14 +3,16 @@ managers. Accounts are in ``identity``."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Annotated, Any
 
 from pydantic import Field
 from sqlalchemy import func, select
 
-from ...errors import Conflict, NotFound
+from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.itsm.identity import (
     GroupMember,
+    Organization,
     Permission,
     Role,
     RolePermission,
@@ -198,9 +200,26 @@ def get_group_by_name(
     org_id: InOrg = None,
 ) -> Any:
     """Look up a group by name (names repeat across organizations: give org_id to pick one): its id,
-    email, manager and member count."""
-    query = select(UserGroup).where(func.lower(UserGroup.name) == name.lower()).order_by(UserGroup.id)
-    return _group_view(ctx, find_one(ctx, query, f"group named {name!r}", "group", org_id))
+    email, manager and member count. A group named after its organization ("Acme Service Desk") is
+    found by the rest of its name too ("Service Desk")."""
+    wanted = name.strip().lower()
+    exact = select(UserGroup).where(func.lower(UserGroup.name) == wanted).order_by(UserGroup.id)
+    with contextlib.suppress(NotFound):
+        return _group_view(ctx, find_one(ctx, exact, f"group named {name!r}", "group", org_id))
+    prefixed = (
+        select(UserGroup)
+        .join(Organization, Organization.id == UserGroup.org_id)
+        .where(func.lower(UserGroup.name) == func.lower(Organization.name) + " " + wanted)
+        .order_by(UserGroup.id)
+    )
+    if org_id is None:
+        orgs = {g.org_id for g in ctx.session.scalars(prefixed) if g.org_id in readable(ctx, "group")}
+        if len(orgs) > 1:
+            raise InvalidArgument(
+                f"{len(orgs)} organizations have a group named {name!r} after them: give org_id",
+                error="ambiguous_name",
+            )
+    return _group_view(ctx, find_one(ctx, prefixed, f"group named {name!r}", "group", org_id))
 
 
 @tool(SVC, "GET", "/itsm/groups/members")
