@@ -139,6 +139,17 @@ def test_oracle_passes_every_commerce_and_homeservices_task(tmp_path):
         assert Path(r["episode_db"]) == out / "episodes" / f"{r['task'].replace('/', '__')}__t{r['trial']}.db"
         assert Path(r["episode_db"]).is_file()
     assert json.loads((out / "summary.json").read_text())["pass_hat_k"] == {"1": 1.0, "2": 1.0}
+    # completion, the means of the grade's numbers, tokens, reward modes and the episode files
+    assert summary["mean_completion"] == 1.0 and summary["tokens"]["total_tokens"] == 0
+    assert summary["metric_means"]["db_match"] == 1.0 and summary["metric_means"]["checks_passed"] == 1.0
+    assert [t["reward_mode"] for t in summary["tasks"]] == [get_task(t).reward for t in tasks]
+    assert all(
+        r["episode"] == str(out / "episodes" / Path(r["episode"]).name) for t in summary["tasks"] for r in t["results"]
+    )
+    assert line["metrics"]["db_match"] == 1.0 and line["metrics"]["reward"] == 1.0
+    page = invoke("report", out).stdout and (out / "report.html").read_text()
+    assert f"Passed episodes ({len(lines)})" in page and page.count("<details>") == len(lines)  # collapsed
+    assert 'href="episodes/commerce__order-status__t2.db"' in page and "<th>completed</th>" in page
 
 
 def test_noop_scores_zero(tmp_path):

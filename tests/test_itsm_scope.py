@@ -321,11 +321,13 @@ LISTS: dict[str, dict[str, Any]] = {
 
 # Reference data every organization shares (the role definitions): no organization's records.
 SHARED: dict[str, dict[str, Any]] = {"list_roles": {}, "get_role_permissions": {"role_id": "agent"}}
+# The actor's scope itself: the organizations they may work in (no org filter: it is the list of them).
+SCOPE: dict[str, dict[str, Any]] = {"list_organizations": {}}
 
 
 def test_every_read_tool_is_covered():
     reads = {t.name for t in WORLD.tools if not t.writes}
-    assert set(LOOKUPS) | set(LISTS) | set(SHARED) == reads
+    assert set(LOOKUPS) | set(LISTS) | set(SHARED) | set(SCOPE) == reads
     assert not (set(LOOKUPS) & set(LISTS)) and not (set(LOOKUPS) & set(SHARED))
 
 
@@ -337,7 +339,7 @@ def test_reads_show_nothing_of_an_organization_outside_scope(start):
         assert outside.error == call(alone, OUTSIDER, tool, args).error, tool  # as if it did not exist
         inside = call(world, BETA_MANAGER, tool, args)
         assert inside.ok and leaks(inside.result), (tool, inside.error)
-    for tool, args in {**LISTS, **SHARED}.items():
+    for tool, args in {**LISTS, **SHARED, **SCOPE}.items():
         required = [n for n, f in TOOLS[tool].arguments.model_fields.items() if f.is_required()]
         for given in ({n: args[n] for n in required}, args):
             outside = call(world, OUTSIDER, tool, given)

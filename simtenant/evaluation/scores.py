@@ -115,7 +115,7 @@ def summarize(records: list[dict[str, Any]], trials: int | None = None) -> dict[
                         "trial": int(r["trial"]),
                         "reward": r.get("reward"),
                         "infra_ok": is_valid(r),
-                        "episode": r["episode_db"],
+                        "episode": r.get("episode_db"),
                     }
                     for r in rs
                 ],

@@ -56,7 +56,6 @@ from pydantic import ValidationError
 
 from ...errors import InvalidArgument
 from ...grader.grade import check_reward_mode
-from ...world import DEFAULT_MAX_STEPS
 from .plugin import register_plugin
 from .rollouts import (
     HIDDEN,
@@ -124,17 +123,18 @@ def load_environment(
     user_api_key_var: str = "OPENAI_API_KEY",
     **kwargs: Any,
 ) -> Any:
-    """A ``verifiers.v1`` environment (a ``vf.SingleAgentEnv``) over a world's tasks (all, or ``task_ids``).
+    """A ``verifiers.v1`` environment (simtenant's ``SimtenantEnv``) over a world's tasks (all, or ``task_ids``).
 
-    ``reward`` grades with another reward mode than each task's own (default, shaped, rubric, assertions);
-    ``episodes_dir`` keeps every rollout's episode file there (by default they live in a temporary
-    folder and are removed once scored); ``max_steps`` is each episode's turn budget (the task's, else
-    30) and ``max_turns`` caps the model's turns (default: the same); ``preamble`` comes before the
-    briefing in the system prompt; ``judge_model`` grades judge checks and components, ``user_model``
-    plays the operators (each at its base URL, its key in the named environment variable). ``agent``
-    holds other fields of the agent's ``vf.AgentConfig`` (``timeout``, ``max_total_tokens``, ...; it runs
-    on the local subprocess runtime with simtenant's harness unless told otherwise); other keyword
-    arguments are fields of the environment's config (``timeout``, ``retries``, ...).
+    ``reward`` grades with another reward mode than each task's own (default, shaped, rubric,
+    assertions); ``episodes_dir`` keeps every rollout's episode file there (by default they live in a
+    temporary folder and are removed once scored); ``max_steps`` is each episode's turn budget (the
+    task's, else 30), which ends a rollout, and ``max_turns`` caps the model's turns besides (none by
+    default); ``preamble`` comes before the briefing in the system prompt; ``judge_model`` grades judge
+    checks and components, ``user_model`` plays the operators (each at its base URL, its key in the
+    named environment variable). ``agent`` holds other fields of the agent's ``vf.AgentConfig``
+    (``timeout``, ``max_total_tokens``, ...; it runs on the local subprocess runtime with simtenant's
+    harness unless told otherwise); other keyword arguments are fields of the environment's config
+    (``timeout``, ``retries``, ...).
     """
     vf = require_verifiers()
     tasks = select_tasks(world, task_ids)
@@ -144,7 +144,6 @@ def load_environment(
         names = ", ".join(sorted(RESERVED & set(kwargs)))
         raise InvalidArgument(f"load_environment sets {names} itself", error="reserved_option")
     plugin = register_plugin(vf)
-    turns = max_turns or max_steps or max(t.max_steps or DEFAULT_MAX_STEPS for t in tasks)
     try:
         config = plugin.SimtenantEnvConfig(
             taskset=plugin.SimtenantTasksetConfig(
@@ -162,7 +161,7 @@ def load_environment(
                 user_base_url=user_base_url,
                 user_api_key_var=user_api_key_var,
             ),
-            agent=vf.AgentConfig(**{"runtime": vf.SubprocessConfig(), "max_turns": turns, **(agent or {})}),
+            agent=vf.AgentConfig(**{"runtime": vf.SubprocessConfig(), "max_turns": max_turns, **(agent or {})}),
             **kwargs,
         )
     except ValidationError as exc:

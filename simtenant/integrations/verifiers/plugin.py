@@ -16,7 +16,6 @@ from ...agents.chat import Endpoint
 from ...errors import NotFound
 from ...grader.grade import check_reward_mode
 from ...grader.judge import JudgeConfig
-from ...world import DEFAULT_MAX_STEPS
 from .rollouts import (
     ENVIRONMENTS,
     TASKSET_ID,
@@ -211,9 +210,10 @@ def _plugin_classes(vf: Any) -> list[type]:
 
     class SimtenantEnvConfig(vf.SingleAgentEnvConfig):  # type: ignore[misc, name-defined]
         """The taskset's own environment: one agent seat, whose harness runs in this process (so it needs
-        no sandbox: the local subprocess runtime), its model turns capped at the default turn budget."""
+        no sandbox: the local subprocess runtime); the episode's turn budget ends a rollout, so the model's
+        turns need no cap of their own."""
 
-        agent: Any = vf.AgentConfig(runtime=vf.SubprocessConfig(), max_turns=DEFAULT_MAX_STEPS)
+        agent: Any = vf.AgentConfig(runtime=vf.SubprocessConfig(), max_turns=None)
 
     class SimtenantEnv(vf.Env[SimtenantEnvConfig]):  # type: ignore[misc, name-defined]
         async def run(self, task: Any, agents: Any) -> None:
