@@ -9,12 +9,13 @@ from __future__ import annotations
 import sqlite3
 from contextvars import ContextVar
 from pathlib import Path
+from urllib.parse import quote
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.pool import NullPool
 
 
@@ -64,6 +65,36 @@ def connect(path: Path | str) -> Connection:
         _opening.reset(token)
 
 
+def file_engine(path: Path | str) -> Engine:
+    """A plain engine on one file, its name taken as it is (a URL string would read ``?``, ``#`` or ``%``
+    in it as URL syntax); the caller disposes of it."""
+    return create_engine(URL.create("sqlite", database=str(path)), poolclass=NullPool)
+
+
+def recover(path: Path | str) -> None:
+    """Roll back what a killed writer left: a hot journal beside the file. Any read-write open does this
+    by itself; a read-only one cannot (it fails, "attempt to write a readonly database")."""
+    journal = Path(f"{path}-journal")
+    if Path(path).is_file() and journal.is_file() and journal.stat().st_size > 0:
+        connection = sqlite3.connect(path)
+        try:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchall()
+        finally:
+            connection.close()
+
+
+def readonly_uri(path: Path | str) -> str:
+    """A URI opening ``path`` read-only, every character of its name escaped (``%``, ``?``, ``#``, spaces,
+    non-ASCII) so none is read as URI syntax; a killed writer's journal is rolled back first."""
+    recover(path)
+    return f"file:{quote(str(Path(path).absolute()))}?mode=ro"
+
+
+def open_readonly(path: Path | str) -> sqlite3.Connection:
+    """A read-only connection to a database file (see ``readonly_uri``); the caller closes it."""
+    return sqlite3.connect(readonly_uri(path), uri=True)
+
+
 def alembic_config() -> Config:
     config = Config()
     config.set_main_option("script_location", "simtenant:migrations")
@@ -81,7 +112,7 @@ def migration_heads(branch: str | None = None) -> tuple[str, ...]:
 def _run_alembic(path: Path | str, action: str, revision: str) -> None:
     # Batch migrations recreate tables, which enforced foreign keys forbid:
     # migrate on a plain engine, check foreign keys after seeding.
-    engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
+    engine = file_engine(path)
     try:
         with engine.begin() as connection:
             config = alembic_config()
@@ -102,7 +133,7 @@ def downgrade(path: Path | str, revision: str = "base") -> None:
 
 def current_revisions(path: Path | str) -> tuple[str, ...]:
     """The revisions a file is at (one per branch it has)."""
-    engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
+    engine = file_engine(path)
     try:
         with engine.connect() as connection:
             return tuple(sorted(MigrationContext.configure(connection).get_current_heads()))
@@ -127,7 +158,7 @@ def integrity_problems(path: Path | str) -> list[str]:
 def table_names(path: Path | str) -> set[str]:
     """The tables a database file has (empty if it is not a database)."""
     try:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        connection = open_readonly(path)
         try:
             return {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         finally:

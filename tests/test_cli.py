@@ -80,8 +80,8 @@ def test_worlds_table():
 def test_tasks_lists_the_commerce_tasks():
     result = invoke("tasks", "commerce")
     assert result.exit_code == 0, result.output
-    for task in TASKS:
-        assert task in result.stdout
+    rows = [line.split("\t") for line in result.stdout.splitlines()]  # into a pipe: one line a task, tabs
+    assert [row[0] for row in rows] == TASKS and len({len(row) for row in rows}) == 1 and len(rows[0]) > 1
     listed = stdout_json(invoke("tasks", "commerce", "--json"))
     assert [t["task"] for t in listed] == TASKS
     assert all(t["description"] for t in listed)

@@ -163,7 +163,10 @@ def test_the_rules_of_every_door_text_to_nobody_the_turn_budget_and_hidden_step_
     assert result.exit_code == 0, result.output
     flat = " ".join(result.output.split())
     assert "nobody: Nobody reads what you write without a tool" in flat  # a step spent, nothing recorded
-    assert "the episode has ended (its turn budget is spent)" in flat
+    assert "the episode has ended: its turn budget is spent" in flat
+    said = play(REFUND, "--out", tmp_path / "t.db", "--max-steps", "1", lines=["say hello?", "say again?"])
+    flat = " ".join(said.output.split())
+    assert flat.count("nobody:") == 1 and "the episode has ended: its turn budget is spent" in flat
     assert [tool for tool, _ in recorded(out)] == ["users_lookup", "orders_lookup"]  # 1 message + 2 calls
     assert '"reward"' not in result.output.split("─")[0]  # the task's reward is not shaped: no step rewards
     shaped = play(REFUND, "--out", tmp_path / "s.db", "--reward", "shaped", lines=gold_lines(REFUND)[:1])

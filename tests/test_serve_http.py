@@ -163,10 +163,13 @@ def test_actions_by_tool_or_route_and_refused_calls(client: httpx.Client) -> Non
     assert wrong_method.json()["observation"]["api_response"]["error"] == "unknown_tool"
     no_route = client.post("/step", json={"service": "order", "endpoint": "/orders/nowhere", "params": {}})
     assert no_route.json()["observation"]["api_response"]["error"] == "unknown_tool"
+    wrong_service = client.post("/step", json={"service": "users", "endpoint": "/orders/lookup", "params": {}})
+    said = wrong_service.json()["observation"]["error_message"]
+    assert "in service 'users'\"; did you mean GET /orders/lookup" in said
     bad_args = client.post("/step", json={"tool": "orders_lookup", "args": {"order": "ORD-1005"}})
     assert bad_args.json()["observation"]["api_response"]["error"] == "invalid_arguments"
     state = client.get("/state", params={"episode_id": "mine"}).json()
-    assert state["step_count"] == 6 and [c["ok"] for c in state["calls"]] == [True, True, False, False, False, False]
+    assert state["step_count"] == 7 and [c["ok"] for c in state["calls"]] == [True, True] + [False] * 5
 
 
 def test_concurrent_episodes_do_not_see_each_others_writes(client: httpx.Client) -> None:

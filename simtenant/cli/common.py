@@ -27,6 +27,9 @@ console = Console()
 errors = Console(stderr=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a summary")]
+RewardMode = Annotated[
+    str | None, typer.Option(help="default, shaped, rubric or assertions (the task's own reward mode by default)")
+]
 MaxSteps = Annotated[
     int | None,
     typer.Option(
@@ -62,12 +65,10 @@ def show_table(table: Table) -> None:
     terminal; into a pipe or a file: plain lines, one a row, its cells tab-separated, nothing cut (a titled
     table, a summary rather than a list, starts with its title and column names)."""
     if not console.is_terminal:
-        if table.title:
-            console.print(f"# {table.title}", markup=False, highlight=False, soft_wrap=True)
-            header = "\t".join(_plain(c.header) for c in table.columns)
-            console.print(header, markup=False, highlight=False, soft_wrap=True)
-        for row in zip(*(list(column.cells) for column in table.columns), strict=True):
-            console.print("\t".join(_plain(cell) for cell in row), markup=False, highlight=False, soft_wrap=True)
+        lines = [f"# {table.title}", "\t".join(_plain(c.header) for c in table.columns)] if table.title else []
+        rows = zip(*(c.cells for c in table.columns), strict=True)
+        lines += ["\t".join(_plain(cell) for cell in row) for row in rows]
+        console.file.write("".join(line + "\n" for line in lines))  # rich would expand the tabs
         return
     first = table.columns[0]
     first.no_wrap = True

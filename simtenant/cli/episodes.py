@@ -24,6 +24,7 @@ from .common import (
     JudgeKeyEnv,
     JudgeModel,
     MaxSteps,
+    RewardMode,
     TextMatch,
     _diff_table,
     _episode_path,
@@ -40,7 +41,7 @@ def run(
     task: Annotated[str, typer.Argument(help="Task id, world/name")],
     agent: Annotated[str, typer.Option(help="oracle, noop, replay or llm")] = "oracle",
     actions: Annotated[Path | None, typer.Option(help="Replay file (JSON list or JSONL of {tool, args})")] = None,
-    reward: Annotated[str | None, typer.Option(help="default or shaped (the task's own by default)")] = None,
+    reward: RewardMode = None,
     out: Annotated[Path | None, typer.Option(help="Episode file to write (must not exist)")] = None,
     runs_dir: Annotated[Path, typer.Option(help="Where runs are written")] = Path("runs"),
     scale: Annotated[int, typer.Option(min=1, help="Play on the world grown to this many copies")] = 1,
@@ -122,7 +123,7 @@ def run(
 @command("grade")
 def grade_episode(
     episode: Annotated[Path, typer.Argument(help="An episode file")],
-    reward: Annotated[str | None, typer.Option(help="default or shaped (the task's own by default)")] = None,
+    reward: RewardMode = None,
     full: FullFlag = False,
     judge_model: JudgeModel = None,
     judge_base_url: JudgeBaseUrl = None,

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from .. import evaluation
 from ..grader.grade import check_reward_mode
-from .common import JsonFlag, MaxSteps, _print_json, command, console, show_table
+from .common import JsonFlag, MaxSteps, RewardMode, _print_json, command, console, show_table
 
 progress_console = Console(stderr=True)
 
@@ -75,7 +75,7 @@ def eval_command(
         bool, typer.Option("--resume", help="Continue a run: play only what it has not recorded")
     ] = False,
     actions: Annotated[Path | None, typer.Option(help="Replay file, for the replay agent")] = None,
-    reward: Annotated[str | None, typer.Option(help="default, shaped or rubric (each task's own by default)")] = None,
+    reward: RewardMode = None,
     model: Annotated[str | None, typer.Option(help="Agent option: the model")] = None,
     base_url: Annotated[str | None, typer.Option(help="Agent option: an OpenAI-compatible base URL")] = None,
     api_key_env: Annotated[str | None, typer.Option(help="Agent option: the variable holding the API key")] = None,

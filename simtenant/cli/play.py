@@ -41,7 +41,7 @@ from ..grader.grade import check_reward_mode
 from ..task import Task
 from ..tools.engine.dispatch import Outcome
 from ..world import USER_TOOL, World, get_task
-from .common import MaxSteps, _episode_path, _show_grade, command, console
+from .common import MaxSteps, RewardMode, _episode_path, _show_grade, command, console
 
 HELP = """\
 commands:
@@ -158,7 +158,9 @@ class PlaySession:
             return
         outcome = self.episode.say(message)
         if outcome is None:
-            console.print(f"[yellow]nobody[/yellow]: {escape(self.episode.briefing().nobody)}", highlight=False)
+            nobody = escape(self.episode.briefing().nobody)
+            console.print(f"[yellow]nobody[/yellow]: {nobody}", highlight=False, soft_wrap=True)
+            self.show_end()
         else:
             self.show(outcome)
 
@@ -178,16 +180,20 @@ class PlaySession:
         """Refuse a turn the episode no longer takes (printed, nothing recorded)."""
         if not self.episode.over:
             return False
-        refuse(f"the episode takes no more turns ({self.episode.ended})")
+        refuse(f"the episode takes no more turns: {ENDINGS.get(self.episode.ended or '', self.episode.ended)}")
         return True
 
     def show(self, outcome: Outcome) -> None:
         _print_json(outcome.to_dict(with_reward=self.episode.shows_rewards))
         if outcome.ok and outcome.tool == USER_TOOL:
-            console.print(f"[green]operator[/green]: {escape(str(outcome.result.get('reply', '')))}", highlight=False)
+            reply = escape(str(outcome.result.get("reply", "")))
+            console.print(f"[green]operator[/green]: {reply}", highlight=False, soft_wrap=True)
+        self.show_end()
+
+    def show_end(self) -> None:
         if self.episode.over:
-            why = {"max_steps": "its turn budget is spent"}.get(self.episode.ended or "", "it has ended")
-            console.print(f"[bold]the episode has ended[/bold] ({why})", highlight=False)
+            why = ENDINGS.get(self.episode.ended or "", str(self.episode.ended))
+            console.print(f"[bold]the episode has ended[/bold]: {why}", highlight=False)
 
     def play(self, lines: Any) -> None:
         """Read commands until the episode ends, the player quits or the input ends."""
@@ -199,6 +205,13 @@ class PlaySession:
                 break
         if not self.episode.over:
             console.print("[yellow]left unfinished[/yellow]", highlight=False)
+
+
+ENDINGS = {
+    "finished": "you finished it",
+    "operator_stop": "the operator ended the conversation",
+    "max_steps": "its turn budget is spent",
+}
 
 
 def refuse(message: str) -> None:
@@ -241,7 +254,7 @@ def play(
     task: Annotated[str, typer.Argument(help="Task id, world/name")],
     out: Annotated[Path | None, typer.Option(help="Episode file to write (must not exist)")] = None,
     runs_dir: Annotated[Path, typer.Option(help="Where episodes are written")] = Path("runs/play"),
-    reward: Annotated[str | None, typer.Option(help="default, shaped or rubric (the task's own by default)")] = None,
+    reward: RewardMode = None,
     max_steps: MaxSteps = None,
 ) -> None:
     """Play a task yourself, as the agent, at the terminal; the episode is graded when it ends."""

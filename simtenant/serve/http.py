@@ -117,6 +117,8 @@ def route(tools: list[Tool], action: EndpointAction) -> str:
     for t in tools:
         if (t.path, t.method) == (path, method) and (service is None or _service_matches(service, t.service)):
             return t.name
+    if service is not None and any((t.path, t.method) == (path, method) for t in tools):
+        return f"{method} {path} in service {service!r}"  # the route exists, under another service
     return f"{method} {path}"
 
 
