@@ -69,6 +69,15 @@ def test_an_episode_killed_mid_call_is_intact_and_can_be_graded(tmp_path):
     finally:
         child.kill()
     assert child.returncode == -signal.SIGKILL
+    assert Path(f"{path}-journal").stat().st_size > 0  # left as a killed writer leaves it: a hot journal
+    graded = subprocess.run(
+        [str(Path(sys.executable).with_name("simtenant")), "grade", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # the file untouched before grading
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    assert json.loads(graded.stdout)["steps"] == before
     assert rows(path, "PRAGMA integrity_check") == [("ok",)]
     assert rows(path, "PRAGMA foreign_key_check") == []
     # every call before the one in flight is there, and nothing of that one

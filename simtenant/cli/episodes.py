@@ -129,12 +129,16 @@ def grade_episode(
     judge_base_url: JudgeBaseUrl = None,
     judge_api_key_env: JudgeKeyEnv = "OPENAI_API_KEY",
     text_match: TextMatch = "facts",
+    task: Annotated[
+        str | None, typer.Option(help="Grade as this task: the one it was played on, if the file names another")
+    ] = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Grade an episode file, any time after it ran."""
     judge = _judge(judge_model, judge_base_url, judge_api_key_env)
     check_text_match(text_match, judge)
-    _show_grade(grade(episode, reward, full=full, judge=judge, text_match=text_match), json_output)
+    found = get_task(task) if task is not None else None
+    _show_grade(grade(episode, reward, task=found, full=full, judge=judge, text_match=text_match), json_output)
 
 
 @command()

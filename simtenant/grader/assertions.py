@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy import Table
 
+from ..db import open_readonly
 from ..errors import TaskError
 from ..facts import missing_facts
 from ..task import Assertion
@@ -113,8 +114,8 @@ def grade_assertions(
     """Partial credit (1.0 when nothing is scored) and every assertion's result."""
     by_name = {t.name: t for t in tables}
     results = []
-    before_db = sqlite3.connect(f"file:{start}?mode=ro", uri=True)
-    after_db = sqlite3.connect(f"file:{final}?mode=ro", uri=True)
+    before_db = open_readonly(start)
+    after_db = open_readonly(final)
     before_db.row_factory = after_db.row_factory = sqlite3.Row
     try:
         for assertion in assertions:

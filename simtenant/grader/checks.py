@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..db import open_readonly
 from ..facts import Fact, missing_facts
 from ..task import (
     AnswerCheck,
@@ -79,7 +80,7 @@ def run_check(
 
 
 def _conversation(database: Path) -> list[tuple[str, str]]:
-    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    connection = open_readonly(database)
     try:
         return list(connection.execute("SELECT role, content FROM _messages ORDER BY seq"))
     finally:
@@ -107,7 +108,7 @@ def _judge(
 
 
 def _sql(check: SqlCheck, database: Path, _answer: str, _calls: list[RecordedCall]) -> tuple[bool, str]:
-    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    connection = open_readonly(database)
     try:
         rows = [list(r) for r in connection.execute(check.query)]
     except sqlite3.Error as exc:

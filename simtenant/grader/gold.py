@@ -13,7 +13,6 @@ import hashlib
 import itertools
 import json
 import os
-import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import seeds
+from ..db import open_readonly
 from ..errors import TaskError
 from ..task import Call, Fact, GoldCall, Task
 from ..world import get_world
@@ -196,7 +196,7 @@ def _written_cells(task: Task, gold: Path) -> _Cells:
 
 def _read_written_cells(task: Task, gold: Path) -> _Cells:
     world = get_world(task.world)
-    connection = sqlite3.connect(f"file:{gold}?mode=ro", uri=True)
+    connection = open_readonly(gold)
     found = _Cells([], [], set())
     try:
         changed: dict[str, list[tuple[Any, ...]]] = {}

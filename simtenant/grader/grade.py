@@ -22,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import seeds
+from ..db import open_readonly
 from ..errors import InvalidArgument, NotFound
 from ..facts import missing_facts
 from ..task import RubricComponent, Task
 from ..task.shaping import ShapedTracker
-from ..world import get_task, get_world
+from ..world import all_tasks, get_task, get_world
 from .assertions import AssertionResult, grade_assertions
 from .checks import CheckResult, RecordedCall, run_check
 from .diff import TEXT_MATCH_MODES, CellKey, DiffResult, TextGrading, diff_databases
@@ -59,7 +60,7 @@ class EpisodeFile:
         if not path.is_file():
             raise NotFound(f"{path}: no such file", error="not_an_episode")
         try:
-            connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            connection = open_readonly(path)
             try:
                 head = connection.execute(
                     "SELECT task, world, snapshot_hash, scale, task_hash, status, answer FROM _episode WHERE id = 1"
@@ -201,6 +202,14 @@ def shaped_reward(task: Task, calls: list[RecordedCall]) -> float | None:
     return tracker.total
 
 
+def _task_played(episode: EpisodeFile, named: Task) -> Task | None:
+    """The task an episode was played on when it is not the one its file names (found by the task hash
+    the file keeps); None when it is, or when no task has that hash (the task file changed since)."""
+    if episode.task_hash == named.hash:
+        return None
+    return next((t for t in all_tasks() if t.hash == episode.task_hash and t.id != named.id), None)
+
+
 def check_reward_mode(task: Task, reward_mode: str | None) -> str:
     """The reward mode to grade ``task`` with: the one asked for, else the task's own."""
     mode = reward_mode or task.reward
@@ -313,7 +322,14 @@ def grade(
     episode = EpisodeFile.read(path)
     if task is None:
         task = get_task(episode.task)
-    elif task.id != episode.task:
+        played = _task_played(episode, task)
+        if played is not None:
+            raise InvalidArgument(
+                f"{path} names task {episode.task}, but was played on {played.id} (its task hash): its task id was "
+                f"changed; to grade it as {played.id}, name that task (grade --task {played.id})",
+                error="task_mismatch",
+            )
+    elif task.id != episode.task and task.hash != episode.task_hash:
         raise InvalidArgument(f"{path} is an episode of {episode.task}, not of {task.id}", error="wrong_task")
     mode = check_reward_mode(task, reward_mode)
     warnings = []
@@ -322,6 +338,9 @@ def grade(
     snapshot = snapshot_for(task, episode.snapshot_hash, episode.scale)
     judgments: list[Judgment] = []
     variant, difference = diff_against_gold(task, episode.path, snapshot, full, text_match, judge, judgments)
+    if difference.scanned_because:
+        why = difference.scanned_because
+        warnings.append(f"the episode's change log was tampered with ({why}): graded by a full scan")
     gold = gold_database(task, snapshot, variant)
     checks = [run_check(c, episode.path, episode.answer, episode.calls, judge, judgments) for c in task.checks]
     skipped = [c.name for c in checks if c.skipped]

@@ -17,7 +17,6 @@ mutate`` and held at 95% or more by the test suite, with no benign variant below
 from __future__ import annotations
 
 import re
-import sqlite3
 import tempfile
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import seeds
+from ..db import open_readonly
 from ..facts import states
 from ..task import AnswerCheck, BeforeCheck, Call, NoDuplicatesCheck, Task, ToldUserCheck
 from ..task.matching import call_matches
@@ -113,7 +113,7 @@ def _id_index(world_name: str, snapshot: Path) -> dict[str, list[str]]:
     """Existing ids (string keys and e-mail addresses) of the world, grouped by kind (their shape)."""
     world = get_world(world_name)
     groups: dict[str, set[str]] = {}
-    connection = sqlite3.connect(f"file:{snapshot}?mode=ro", uri=True)
+    connection = open_readonly(snapshot)
     try:
         for table in world.tables:
             for column in table.columns:
@@ -389,7 +389,7 @@ def _records(call: Call) -> set[str]:
 
 
 def _said(path: Path) -> tuple[str | None, str | None, list[str]]:
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    connection = open_readonly(path)
     try:
         status, answer = connection.execute("SELECT status, answer FROM _episode").fetchone()
         messages = [m for (m,) in connection.execute("SELECT content FROM _messages WHERE role = 'agent' ORDER BY seq")]

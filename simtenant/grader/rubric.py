@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..db import open_readonly
 from ..errors import TaskError
 from ..task import RubricComponent
 from .judge import JudgeConfig, JudgeError, Judgment, judged
@@ -88,7 +89,7 @@ def grade_component(
 
 @contextmanager
 def _read_only(path: Path) -> Iterator[sqlite3.Connection]:
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    connection = open_readonly(path)
     try:
         yield connection
     finally:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import seeds
+from ..db import open_readonly
 from ..errors import SimtenantError
 from ..facts import names_a_record
 from ..task import AnswerCheck, Call, Task, TextSpec, ToldUserCheck
@@ -73,7 +74,7 @@ def _scope_problems(task: Task, snapshot: Path) -> list[str]:
         return []
     if query is None:
         return [f"the task states a scope, but world {task.world} has no scope_query to check it"]
-    connection = sqlite3.connect(f"file:{snapshot}?mode=ro", uri=True)
+    connection = open_readonly(snapshot)
     try:
         actual = sorted(str(org) for (org,) in connection.execute(query, {"actor": task.actor}))
     finally:
@@ -89,7 +90,7 @@ def _scope_problems(task: Task, snapshot: Path) -> list[str]:
 def _guard_problems(task: Task, snapshot: Path, report: TaskValidation) -> list[str]:
     """Assertions that hold before the agent acts must be guards, and guards must hold then."""
     tables = {t.name: t for t in get_world(task.world).tables}
-    connection = sqlite3.connect(f"file:{snapshot}?mode=ro", uri=True)
+    connection = open_readonly(snapshot)
     connection.row_factory = sqlite3.Row
     problems = []
     try:

@@ -25,9 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from sqlalchemy import Integer, Table, create_engine, delete, func, insert, select, update
+from sqlalchemy import Integer, Table, delete, func, insert, select, update
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.pool import NullPool
 
 from .. import db
 from ..errors import TaskError
@@ -36,7 +35,7 @@ from ..schema.harness import ChangeRecord, SequenceRecord
 if TYPE_CHECKING:
     from ..world import World
 
-BUILDER_VERSION = "2"
+BUILDER_VERSION = "3"
 MIGRATIONS = Path(__file__).parent.parent / "migrations" / "versions"
 
 
@@ -94,7 +93,10 @@ def _sha256(path: Path) -> str:
 def place(tmp: Path, dest: Path) -> None:
     """Move a freshly made cache file into place, its checksum written beside it first (a reader
     that sees the file sees the checksum; files made from the same inputs are byte-identical)."""
-    _checksum_file(dest).write_text(_sha256(tmp) + "\n")
+    checksum = _checksum_file(dest)
+    if checksum.is_dir() and not checksum.is_symlink():  # whatever damaged the cache, a rebuild mends it
+        shutil.rmtree(checksum)
+    checksum.write_text(_sha256(tmp) + "\n")
     os.replace(tmp, dest)
     _intact.pop(dest, None)
 
@@ -203,7 +205,7 @@ def _apply_changes(world: World, path: Path, changes: dict[str, list[dict[str, A
     unknown = sorted(set(changes) - set(tables))
     if unknown:
         raise TaskError(f"seed changes name tables world {world.name} does not have: {', '.join(unknown)}")
-    engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
+    engine = db.file_engine(path)
     try:
         with engine.begin() as connection:
             for name, table in tables.items():  # foreign-key order
@@ -228,7 +230,10 @@ def _apply_changes(world: World, path: Path, changes: dict[str, list[dict[str, A
                         .where(SequenceRecord.__table__.c.name == name)
                         .values(next_value=_next_value(connection, table))
                     )
-            connection.execute(delete(ChangeRecord.__table__))  # the variant is the starting point
+            # the variant is the starting point: its own writes are no episode's changes
+            connection.exec_driver_sql('DROP TRIGGER IF EXISTS "_guard_changes_delete"')
+            connection.execute(delete(ChangeRecord.__table__))
+            connection.exec_driver_sql(LOG_GUARDS[0])
     except SQLAlchemyError as exc:
         raise TaskError(f"seed changes rejected: {exc.__class__.__name__}: {exc.orig or exc}") from None
     finally:
@@ -242,9 +247,20 @@ def _add_change_triggers(world: World, path: Path) -> None:
         for table in world.tables:
             for statement in change_triggers(table):
                 connection.execute(statement)
+        for statement in LOG_GUARDS:
+            connection.execute(statement)
         connection.execute("COMMIT")
     finally:
         connection.close()
+
+
+# The change log is append-only: hiding a write by deleting its entry takes dropping these first,
+# which the grader sees (an episode's triggers must be the snapshot's).
+LOG_GUARDS = [
+    f'CREATE TRIGGER "_guard_changes_{event}" BEFORE {event.upper()} ON _changes '
+    "BEGIN SELECT RAISE(ABORT, 'the change log is append-only'); END"
+    for event in ("delete", "update")
+]
 
 
 def change_triggers(table: Table) -> list[str]:
@@ -281,7 +297,7 @@ def _insert_seed_rows(world: World, path: Path, scale: int = 1) -> None:
     for name, rows in seed.items():
         seed[name] = [_complete_row(world, tables[name], number, row) for number, row in enumerate(rows, start=1)]
     rows_by_table = _scaled(tables, seed, scale)
-    engine = create_engine(f"sqlite:///{path}", poolclass=NullPool)
+    engine = db.file_engine(path)
     try:
         with engine.begin() as connection:
             for name, table in tables.items():  # foreign-key order
