@@ -10,10 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
+from simtenant.episode import Episode
 from simtenant.errors import SimtenantError
-from simtenant.grader import grade
+from simtenant.grader import EpisodeFile, grade
+from simtenant.serve import running
+from simtenant.serve.http import create_app
 from simtenant.world import get_task
 
 REFUND = "commerce/refund-damaged-item"
@@ -101,3 +105,91 @@ def test_a_write_hidden_from_the_change_log_is_still_graded(tmp_path: Path) -> N
     assert result.reward < 1.0 and any(d.key == "RF-9999" for d in result.diff.differences)
     assert "change log was tampered with" in " ".join(result.warnings)
     assert grade(path, full=True).reward == result.reward
+
+
+ODD_VALUES = [
+    ("an integer beyond any float", 10**309, "beyond 64 bits"),
+    ("a lone surrogate", "\ud800", "not valid Unicode"),
+    ("nesting a thousand deep", json.loads("[" * 900 + "]" * 900), "nested deeper"),
+]
+
+
+@pytest.mark.parametrize(("what", "value", "said"), ODD_VALUES, ids=[v[0] for v in ODD_VALUES])
+def test_values_no_json_store_can_hold_are_refused_and_recorded(tmp_path: Path, what: str, value: object, said: str):
+    # the refund task's shaped reward matches the amount with $approx: it must not be reached by such a value
+    with Episode.start(get_task(REFUND), tmp_path / "e.db") as episode:
+        outcome = episode.act("orders_process_refund", {"order_id": "ORD-1005", "amount": value, "reason": "x"})
+        assert not outcome.ok and outcome.error["error"] == "invalid_arguments" and said in outcome.error["message"]
+        assert episode.act("orders_lookup", {"order_id": "ORD-1005"}).ok  # the episode goes on
+    recorded = EpisodeFile.read(tmp_path / "e.db").calls
+    assert [c.ok for c in recorded] == [False, True] and recorded[0].args == {
+        "__unstorable__": outcome.error["message"].split("hold ")[1]
+    }
+
+
+def test_bodies_json_cannot_read_are_a_400_not_a_500(tmp_path: Path) -> None:
+    with running(create_app(tmp_path / "runs")) as url, httpx.Client(base_url=url) as http:
+        http.post("/reset", json={"task_id": REFUND})
+        for body in [
+            '{"tool": "orders_lookup", "args": {"n": ' + "9" * 5000 + "}}",
+            "[" * 5000 + "]" * 5000,
+            b'{"tool": "orders_lookup", "args": {"order_id": "\xff"}}',
+            '{"tool": "orders_lookup", "args": {"order_id": "\\ud800"}}',
+        ]:
+            answer = http.post("/step", content=body, headers={"Content-Type": "application/json"})
+            assert answer.status_code in (200, 400), answer.text
+            error = answer.json().get("error") or answer.json()["observation"]["api_response"]
+            assert error["error"] in ("invalid_json", "invalid_body", "invalid_arguments"), error
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"", "no calls"),
+        (b"[]", "no calls"),
+        (b"\xff\xfe[", "not UTF-8"),
+        (b"[" * 5000, "not JSON"),
+        (b'[{"tool": "orders_lookup", "args": {"n": ' + b"9" * 5000 + b"}}]", "not JSON"),
+    ],
+)
+def test_replay_files_that_cannot_be_replayed_are_refused_before_anything_is_written(
+    tmp_path: Path, content: bytes, said: str
+):
+    replay = tmp_path / "r.json"
+    replay.write_bytes(content)
+    played = cli("run", REFUND, "--agent", "replay", "--actions", replay, "--out", tmp_path / "e.db")
+    assert (
+        played.returncode == 1
+        and "invalid_replay_file" in played.stdout + played.stderr
+        and said in played.stdout + played.stderr
+    )
+    assert not (tmp_path / "e.db").exists()
+
+
+def test_a_replay_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    replay = tmp_path / "r.json"
+    replay.write_bytes(
+        b"\xef\xbb\xbf" + json.dumps([{"tool": "orders_lookup", "args": {"order_id": "ORD-1005"}}]).encode()
+    )
+    assert cli("run", REFUND, "--agent", "replay", "--actions", replay, "--out", tmp_path / "e.db").returncode == 0
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE _calls SET args = 'not json'",
+        "UPDATE _calls SET args = '[1]'",
+        "UPDATE _episode SET answer = x'00ff'",
+        "UPDATE _calls SET result = '{'",
+    ],
+)
+def test_a_damaged_record_is_refused_as_such(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "e.db"
+    assert cli("run", REFUND, "--agent", "oracle", "--out", path).returncode == 0
+    tampered(path, damage)
+    for command in (("grade", path), ("transcript", path)):
+        answer = cli(*command)
+        assert answer.returncode == 1 and "not_an_episode" in answer.stdout + answer.stderr, (
+            answer.stdout + answer.stderr
+        )
+        assert "Traceback" not in answer.stdout + answer.stderr

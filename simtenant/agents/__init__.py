@@ -70,21 +70,33 @@ AGENTS: dict[str, Callable[..., list[Outcome]]] = {
 }
 
 
+MAX_REPLAY_BYTES = 16 * 1024 * 1024
+
+
 def read_actions(path: Path) -> list[Turn]:
     """A replay file: a JSON list of {"tool", "args"} items (or {"message"}: text without a tool), or one
     such object per line (JSONL)."""
     try:
-        text = Path(path).read_text()
+        size = Path(path).stat().st_size
+        if size > MAX_REPLAY_BYTES:
+            raise InvalidArgument(
+                f"{path}: {size} bytes; a replay file holds at most {MAX_REPLAY_BYTES}", error="invalid_replay_file"
+            )
+        text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark, as some editors write, is fine
     except OSError as exc:
         raise InvalidArgument(f"cannot read {path}: {exc.strerror}", error="invalid_replay_file") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidArgument(f"{path}: not UTF-8 text (byte {exc.start})", error="invalid_replay_file") from None
     try:
         stripped = text.lstrip()
         if stripped.startswith("["):
             items = json.loads(text)
         else:
             items = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # ValueError: bad JSON, or an integer of thousands of digits
         raise InvalidArgument(f"{path}: not JSON or JSONL: {exc}", error="invalid_replay_file") from None
+    if not isinstance(items, list) or not items:
+        raise InvalidArgument(f"{path}: no calls (a replay file lists at least one)", error="invalid_replay_file")
     turns: list[Turn] = []
     for number, item in enumerate(items, start=1):
         kind = Said if isinstance(item, dict) and "message" in item and "tool" not in item else Call

@@ -75,20 +75,36 @@ class EpisodeFile:
             raise InvalidArgument(f"{path}: not an episode file ({exc})", error="not_an_episode") from None
         if head is None:
             raise InvalidArgument(f"{path}: not an episode file (no _episode record)", error="not_an_episode")
-        calls = [
-            RecordedCall(
-                seq=seq,
-                tool=tool,
-                args=json.loads(args),
-                args_json=args,
-                ok=bool(ok),
-                result=json.loads(result) if result is not None else None,
-                error=json.loads(error) if error is not None else None,
-                reward=reward,
-            )
-            for seq, tool, args, ok, result, error, reward in rows
-        ]
+        if not all(isinstance(v, str) for v in head[:3]) or not isinstance(head[6], str | None):
+            raise InvalidArgument(f"{path}: its _episode record is damaged", error="not_an_episode")
+        try:
+            calls = [
+                RecordedCall(
+                    seq=seq,
+                    tool=tool,
+                    args=_json_object(args),
+                    args_json=args,
+                    ok=bool(ok),
+                    result=json.loads(result) if result is not None else None,
+                    error=_json_object(error) if error is not None else None,
+                    reward=reward,
+                )
+                for seq, tool, args, ok, result, error, reward in rows
+            ]
+        except (TypeError, ValueError, RecursionError):
+            raise InvalidArgument(
+                f"{path}: its record of calls is damaged (not JSON)", error="not_an_episode"
+            ) from None
+        if not all(isinstance(role, str) and isinstance(content, str) for role, content in messages):
+            raise InvalidArgument(f"{path}: its record of messages is damaged", error="not_an_episode")
         return cls(path, *head, calls=calls, messages=[(role, content) for role, content in messages])
+
+
+def _json_object(text: Any) -> dict[str, Any]:
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise ValueError("not a JSON object")
+    return value
 
 
 @dataclass

@@ -294,8 +294,8 @@ def _parse_json(raw: bytes | str) -> dict[str, Any]:
         return {}
     try:
         value = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidArgument(f"the body is not JSON: {exc}", error="invalid_json") from None
+    except (ValueError, RecursionError) as exc:  # also invalid UTF-8, an integer of thousands of digits
+        raise InvalidArgument(f"the body is not JSON: {str(exc)[:200]}", error="invalid_json") from None
     if not isinstance(value, dict):
         raise InvalidArgument("the body must be a JSON object", error="invalid_body")
     return value

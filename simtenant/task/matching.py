@@ -27,7 +27,10 @@ def _operator(predicate: dict[str, Any], actual: Any) -> bool:
     if "$approx" in predicate:
         tolerance = predicate.get("$tol", 0.005)
         number = isinstance(actual, int | float) and not isinstance(actual, bool)
-        return number and abs(actual - predicate["$approx"]) <= tolerance + 1e-9
+        try:
+            return number and abs(actual - predicate["$approx"]) <= tolerance + 1e-9
+        except OverflowError:  # an integer beyond any float is no amount near this one
+            return False
     if "$not" in predicate:
         return not matches(predicate["$not"], actual)
     if "$any" in predicate:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -168,8 +169,11 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
     except Exception as exc:  # a bug in a tool still answers, without a traceback
         outcome.error = SimtenantError(f"tool {name} failed: {type(exc).__name__}").to_dict()
     outcome.ok, outcome.result = False, None
-    with session.begin():
+    try:
         outcome.reward = episode.step_reward(outcome)
+    except Exception:  # a failed call earns nothing; its record must still be written
+        outcome.reward = None
+    with session.begin():
         _record(session, outcome)
     episode.calls += 1
     return outcome
@@ -183,13 +187,44 @@ def _did_you_mean(episode: Served, name: str) -> str:
     return f"; did you mean {', '.join(close)}?" if close else ""
 
 
+MAX_DEPTH = 32  # no tool takes arguments nested deeper
+INT_RANGE = range(-(2**63), 2**63)  # SQLite's integers
+
+
 def _as_json_object(args: Any) -> dict[str, Any]:
-    """The arguments if they are a JSON object; otherwise a marker that ``_run`` refuses."""
-    try:
-        canonical_json(args)
-    except (TypeError, ValueError):
-        return {"__invalid__": repr(args)}
+    """The arguments if they are a JSON object that can be stored and recorded as it is; otherwise a
+    marker, saying what is wrong with them, that ``_run`` refuses."""
+    problem = _not_storable(args, 0)
+    if problem is not None:  # recorded as what is wrong, since the value itself cannot be
+        return {"__unstorable__": problem}
     return args if isinstance(args, dict) else {"__invalid__": args}
+
+
+def _not_storable(value: Any, depth: int) -> str | None:
+    """What keeps a value from being stored and recorded as JSON text (None when nothing does)."""
+    if depth > MAX_DEPTH:
+        return f"nested deeper than {MAX_DEPTH} levels"
+    if isinstance(value, dict):
+        items = list(value.keys()) + list(value.values())
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    elif isinstance(value, bool) or value is None:
+        return None
+    elif isinstance(value, int):
+        return None if value in INT_RANGE else "an integer beyond 64 bits"
+    elif isinstance(value, float):
+        return None if math.isfinite(value) else "a number that is not finite"
+    elif isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "text that is not valid Unicode (a lone surrogate)"
+        return None
+    else:
+        return f"a {type(value).__name__}, which JSON has not"
+    if isinstance(value, dict) and not all(isinstance(k, str) for k in value):
+        return "an object whose keys are not all text"
+    return next((p for p in (_not_storable(item, depth + 1) for item in items) if p is not None), None)
 
 
 def _run(episode: Served, context: ToolContext, name: str, args: dict[str, Any], only_offered: bool) -> Any:
@@ -202,6 +237,11 @@ def _run(episode: Served, context: ToolContext, name: str, args: dict[str, Any],
         )
     if "__invalid__" in args:
         raise InvalidArgument("arguments must be a JSON object of JSON values", error="invalid_arguments")
+    if "__unstorable__" in args:
+        why = args["__unstorable__"]
+        raise InvalidArgument(
+            f"arguments must be a JSON object of JSON values; these hold {why}", error="invalid_arguments"
+        )
     if not episode.connected(tool):
         raise Forbidden(f"the {tool.service} service is not connected to this task", error="not_connected")
     result = invoke(context, tool, args)
