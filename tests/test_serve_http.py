@@ -228,7 +228,10 @@ def test_operator_task_observations_carry_the_operators_messages(client: httpx.C
 def test_errors_are_structured(client: httpx.Client) -> None:
     error_of(client.post("/step", json={"tool": "finish"}), 404, "no_episode")
     error_of(client.get("/state"), 404, "no_episode")
-    error_of(client.post("/reset", content=b"{not json"), 400, "invalid_json")
+    error_of(
+        client.post("/reset", content=b"{not json", headers={"content-type": "application/json"}), 400, "invalid_json"
+    )
+    error_of(client.post("/reset", content=b'{"task_id": 1}'), 415, "unsupported_media_type")  # no JSON type: no CSRF
     error_of(client.post("/reset", json=["commerce/order-status"]), 400, "invalid_body")
     error_of(client.post("/reset", json={}), 400, "missing_task_id")
     error_of(client.post("/reset", json={"task_id": True}), 400, "invalid_task_id")

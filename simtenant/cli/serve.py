@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import signal
 import socket
 from collections.abc import Callable
@@ -26,6 +27,15 @@ Token = Annotated[
     str | None,
     typer.Option(envvar="SIMTENANT_TOKEN", help="Refuse HTTP requests without Authorization: Bearer TOKEN"),
 ]
+Tokens = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--token",
+        envvar="SIMTENANT_TOKEN",
+        help="Refuse requests without Authorization: Bearer TOKEN; give one per client (repeat the option) "
+        "and each client sees only its own episodes",
+    ),
+]
 
 
 def _structured(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -37,10 +47,20 @@ def _structured(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except SimtenantError as exc:
             failure = exc
+        except OSError as exc:  # e.g. an episode file that cannot be written
+            where = f" {exc.filename}" if exc.filename else ""
+            failure = SimtenantError(f"cannot write{where}: {exc.strerror or exc}", error="cannot_write")
         errors.print(f"[red]error {failure.code} {failure.error}[/red]: {escape(failure.message)}", highlight=False)
         raise typer.Exit(1)
 
     return wrapper
+
+
+def _given(token: str | list[str] | None) -> str | list[str] | None:
+    """The token(s) given: an empty SIMTENANT_TOKEN, which click reads as none, counts as given (and is refused)."""
+    if not token and os.environ.get("SIMTENANT_TOKEN") is not None:
+        return os.environ["SIMTENANT_TOKEN"]
+    return token
 
 
 def _address(sock: socket.socket) -> str:
@@ -54,22 +74,28 @@ def http(
     host: Host = "127.0.0.1",
     port: Port = 8000,
     runs_dir: RunsDir = Path("runs/serve"),
-    token: Token = None,
+    token: Tokens = None,
     task: Annotated[str | None, typer.Option(help="The task a reset that names none starts (id or alias)")] = None,
     max_steps: MaxSteps = None,
     show_rewards: Annotated[
         bool, typer.Option("--show-rewards", help="Show step rewards on every task (else only where shaped)")
     ] = False,
+    max_episodes: Annotated[int, typer.Option(min=1, help="Episodes open at once, at most (then 503)")] = 64,
+    idle_timeout: Annotated[
+        float, typer.Option(min=1, help="Seconds an open episode may go unused before it is closed and graded")
+    ] = 900.0,
 ) -> None:
     """Serve any task over HTTP, OpenEnv-style: POST /reset, POST /step, GET /state, /health, /schema,
     /metadata, and the WebSocket /ws of OpenEnv's current clients."""
-    from ..serve import listen
+    from ..serve import listen, tokens_of
     from ..serve.http import serve
 
     default = get_task(task).id if task is not None else None  # an unknown task fails before the port is taken
+    tokens = tokens_of(_given(token))
     sock = listen(host, port)
     errors.print(f"simtenant serving http://{_address(sock)} (episodes in {runs_dir})", highlight=False)
-    serve(sock, runs_dir, token, default, max_steps, show_rewards)
+    options = {"max_steps": max_steps, "show_rewards": show_rewards, "max_episodes": max_episodes}
+    serve(sock, runs_dir, token=tokens, task=default, idle_seconds=idle_timeout, **options)
 
 
 @serve_app.command("mcp")
@@ -85,10 +111,11 @@ def mcp(
     max_steps: MaxSteps = None,
 ) -> None:
     """Serve one episode of a task over MCP: its tools, send_message_to_user (operator tasks) and finish."""
-    from ..serve import LiveEpisode, listen
+    from ..serve import LiveEpisode, listen, tokens_of
     from ..serve.mcp import serve_http, serve_stdio
 
     found = get_task(task)
+    token = next(iter(tokens_of(_given(token))), None)  # an empty token is refused, not read as none
     sock = listen(host, port) if http else None  # before the episode starts: a taken port leaves no file
     live = LiveEpisode(found, _episode_path(found.id, "mcp", out, runs_dir), max_steps)
     where = f" at http://{_address(sock)}/mcp" if sock else ""

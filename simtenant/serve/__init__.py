@@ -12,57 +12,97 @@ import hmac
 import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
-from ..errors import Conflict
+from ..errors import Conflict, InvalidArgument
 from ..live import CACHE_LOCK, LiveEpisode, catalogue, grade_path
 
-__all__ = ["CACHE_LOCK", "BearerToken", "LiveEpisode", "catalogue", "grade_path", "listen", "running", "serve_forever"]
+__all__ = [
+    "CACHE_LOCK",
+    "LOOPBACK_HOSTS",
+    "BearerToken",
+    "LiveEpisode",
+    "catalogue",
+    "grade_path",
+    "listen",
+    "running",
+    "serve_forever",
+    "tokens_of",
+]
+
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def tokens_of(token: str | Iterable[str] | None) -> frozenset[str]:
+    """The tokens a server admits (none: no authentication); an empty token is refused, not read as none."""
+    found = frozenset([token] if isinstance(token, str) else token or [])
+    if any(not t.strip() for t in found):
+        raise InvalidArgument("a token may not be empty (leave it out to serve without one)", error="invalid_token")
+    return found
 
 
 class BearerToken:
-    """ASGI middleware for both servers: with a token, every HTTP request (and WebSocket handshake) must
-    carry ``Authorization: Bearer <token>`` (compared in constant time), else 401 and a structured error
-    (a refused handshake: 403)."""
+    """ASGI middleware for both servers. With tokens, every HTTP request (and WebSocket handshake) must carry
+    ``Authorization: Bearer <token>`` with one of them (compared in constant time), else 401 (a refused
+    handshake: 403); the token is the client's identity (``scope["state"]["client"]``), so a server given a
+    token per client keeps each client's episodes to itself. With ``hosts`` (the names this machine answers to
+    when it listens on the loopback), a request whose ``Host`` names another is refused, and so is one whose
+    ``Origin`` is not its own: a web page cannot reach the server by DNS rebinding or a cross-site form."""
 
-    def __init__(self, app: Any, token: str | None) -> None:
-        self.app, self.token = app, token
+    def __init__(
+        self, app: Any, token: str | Iterable[str] | None, hosts: Iterable[str] | None = LOOPBACK_HOSTS
+    ) -> None:
+        self.app, self.tokens = app, tokens_of(token)
+        self.hosts = frozenset(hosts) if hosts is not None else None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if self.token is None or scope["type"] not in ("http", "websocket"):
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        scheme, _, value = headers.get("authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), self.token.encode()):
-            await self.app(scope, receive, send)
-            return
+        refusal = self._refusal(headers)
+        if refusal is None:
+            scheme, _, value = headers.get("authorization", "").partition(" ")
+            client = next((t for t in self.tokens if hmac.compare_digest(value.strip().encode(), t.encode())), None)
+            if not self.tokens or (scheme.lower() == "bearer" and client is not None):
+                scope.setdefault("state", {})["client"] = client
+                await self.app(scope, receive, send)
+                return
+            refusal = (401, "unauthorized", "this server needs Authorization: Bearer <token>")
+        status, error, message = refusal
         if scope["type"] == "websocket":  # closing before accepting answers the handshake with 403
-            await send({"type": "websocket.close", "code": 1008, "reason": "Authorization: Bearer <token> needed"})
+            await send({"type": "websocket.close", "code": 1008, "reason": message})
             return
-        body = json.dumps(
-            {
-                "error": {
-                    "code": 401,
-                    "error": "unauthorized",
-                    "message": "this server needs Authorization: Bearer <token>",
-                }
-            }
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 401,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"www-authenticate", b"Bearer"),
-                ],
-            }
-        )
+        body = json.dumps({"error": {"code": status, "error": error, "message": message}}).encode()
+        extra = [(b"www-authenticate", b"Bearer")] if status == 401 else []
+        start = {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra],
+        }
+        await send(start)
         await send({"type": "http.response.body", "body": body})
+
+    def _refusal(self, headers: dict[str, str]) -> tuple[int, str, str] | None:
+        host = headers.get("host", "")
+        if self.hosts is not None and _host_name(host) not in self.hosts:
+            return 421, "wrong_host", "this server answers only to the names of the address it listens on"
+        origin = headers.get("origin")
+        if origin is not None and (origin == "null" or urlsplit(origin).netloc.lower() != host.lower()):
+            return 403, "cross_origin", "requests from another origin (a web page elsewhere) are refused"
+        return None
+
+
+def _host_name(host: str) -> str:
+    """The name in a Host header, without its port (``[::1]:8000`` → ``::1``)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
 def uvicorn_server(app: Any, host: str = "127.0.0.1", port: int = 8000) -> Any:
@@ -78,6 +118,7 @@ def listen(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(2048)  # connections are accepted (queued) from now on, so "serving" is true when printed
     except OSError as exc:
         sock.close()
         raise Conflict(f"cannot listen on {host}:{port}: {exc.strerror or exc}", error="cannot_listen") from None

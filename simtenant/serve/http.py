@@ -9,21 +9,29 @@ episode per connection; messages ``reset``, ``step``, ``state``, ``close``). An 
 that route; ``PUT`` is a write, as ``POST``) or ``{"message"}``: text written without a tool, which goes
 to the operator where the task has one and is a step spent where it has none. Every episode keeps the
 rules of every door (``LiveEpisode``): the briefing on reset, the turn budget, tools not offered refused,
-the end on ``finish``, ``###STOP###`` or the last step. A request that names no episode acts on the most
-recent one. Every failure is a structured error ``{"error": {code, error, message}}`` with that HTTP
-status; a call the tool refuses is an observation with ``success: false`` (the agent's mistake, recorded
-in ``_calls`` like any other call), not an HTTP error. Step rewards, the running reward and
-``task_completed`` are shown where the episode's reward is shaped, or when the server shows them.
+the end on ``finish``, ``###STOP###`` or the last step. Episodes belong to the client that started them
+(its bearer token, where the server has tokens); a request that names no episode acts on the client's
+one open episode (or its latest, once ended), and is refused when the client has several open. Idle
+episodes are closed and graded after a while, and a server holds a bounded number open. Every failure is
+a structured error ``{"error": {code, error, message}}`` with that HTTP status; a call the tool refuses
+is an observation with ``success: false`` (the agent's mistake, recorded in ``_calls`` like any other
+call), not an HTTP error. Step rewards, the running reward and ``task_completed`` are shown where the
+episode's reward is shaped, or when the server shows them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import errno
 import json
+import logging
+import os
 import re
 import socket
 import threading
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -40,8 +48,9 @@ from ..grader.grade import check_reward_mode
 from ..tools import Tool
 from ..tools.engine.dispatch import Outcome
 from ..world import get_task, worlds
-from . import BearerToken, LiveEpisode, catalogue, serve_forever
+from . import LOOPBACK_HOSTS, BearerToken, LiveEpisode, catalogue, serve_forever, tokens_of
 
+LOG = logging.getLogger("simtenant.serve")
 EPISODE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
@@ -145,21 +154,36 @@ def _parse_action(value: Any) -> ToolAction | EndpointAction | MessageAction:
 
 
 class Episodes:
-    """The server's episodes by id, which one was started last, and how new ones are started (a default
-    task, a turn budget, whether rewards are shown)."""
+    """The server's episodes by id and by client, and how new ones are started (a default task, a turn
+    budget, whether rewards are shown), bounded: at most ``max_open`` open at once, each closed and graded
+    once idle for ``idle_seconds``, and only the latest ``keep`` ended ones remembered for ``/state``."""
 
     def __init__(
-        self, runs_dir: Path, task: str | None = None, max_steps: int | None = None, show_rewards: bool = False
+        self,
+        runs_dir: Path,
+        task: str | None = None,
+        max_steps: int | None = None,
+        show_rewards: bool = False,
+        max_open: int = 64,
+        idle_seconds: float = 900.0,
+        keep: int = 1024,
     ) -> None:
         self.runs_dir = Path(runs_dir)
         self.default_task = get_task(task).id if task is not None else None
         self.max_steps = max_steps
         self.show_rewards = show_rewards
+        self.max_open, self.idle_seconds, self.keep = max_open, idle_seconds, keep
         self.lock = threading.Lock()
-        self.by_id: dict[str, LiveEpisode | None] = {}  # None: reserved while it starts
-        self.latest: str | None = None
+        self.by_id: dict[str, LiveEpisode | None] = {}  # None: reserved while it starts; oldest first
+        self.owner: dict[str, str | None] = {}  # the client (token) that started it
+        self.used: dict[str, float] = {}  # when it was last used (monotonic seconds; never graded)
 
-    def start(self, task_id: Any = None, episode_id: Any = None, reward: Any = None) -> tuple[str, LiveEpisode]:
+    def open_ids(self) -> list[str]:
+        return [i for i, live in self.by_id.items() if live is None or not live.done]
+
+    def start(
+        self, task_id: Any = None, episode_id: Any = None, reward: Any = None, client: str | None = None
+    ) -> tuple[str, LiveEpisode]:
         if task_id is None:
             task_id = self.default_task
         if task_id is None:
@@ -178,38 +202,89 @@ class Episodes:
             episode_id = uuid.uuid4().hex
         elif not isinstance(episode_id, str) or not EPISODE_ID.match(episode_id):
             raise InvalidArgument("episode_id is 1-64 letters, digits, '-' or '_'", error="invalid_episode_id")
+        self.close_idle()
         with self.lock:
             if episode_id in self.by_id:
                 raise Conflict(f"episode {episode_id!r} exists already", error="episode_exists")
+            if len(self.open_ids()) >= self.max_open:
+                raise ServerBusy(
+                    f"this server holds {self.max_open} open episodes, its limit: finish one, or retry once idle "
+                    f"ones are closed (after {self.idle_seconds:g} s)",
+                    error="too_many_episodes",
+                )
             self.by_id[episode_id] = None
+            self.owner[episode_id] = client
         try:
             path = self.runs_dir / f"{task.id.replace('/', '__')}-{episode_id}.db"
             live = LiveEpisode(task, path, self.max_steps, self.show_rewards, reward)
         except BaseException:
             with self.lock:
-                del self.by_id[episode_id]
+                del self.by_id[episode_id], self.owner[episode_id]
             raise
         with self.lock:
             self.by_id[episode_id] = live
-            self.latest = episode_id
+            self.used[episode_id] = time.monotonic()
+            self._forget_ended()
         return episode_id, live
 
-    def get(self, episode_id: Any = None) -> tuple[str, LiveEpisode]:
+    def get(self, episode_id: Any = None, client: str | None = None) -> tuple[str, LiveEpisode]:
         with self.lock:
             if episode_id is None:
-                if self.latest is None:
+                mine = [i for i, live in self.by_id.items() if live is not None and self.owner[i] == client]
+                running = [i for i in mine if not self.by_id[i].done]  # type: ignore[union-attr]
+                if len(running) > 1:
+                    raise Conflict(
+                        f"{len(running)} of your episodes are open: name one with episode_id", error="ambiguous_episode"
+                    )
+                if not mine:
                     raise NotFound("no episode yet: POST /reset first", error="no_episode")
-                episode_id = self.latest
+                episode_id = running[0] if running else mine[-1]
             live = self.by_id.get(episode_id) if isinstance(episode_id, str) else None
-        if live is None:
-            raise NotFound(f"unknown episode {episode_id!r}", error="unknown_episode")
+            if live is None or self.owner.get(episode_id) != client:  # another client's is not told apart
+                raise NotFound(f"unknown episode {episode_id!r}", error="unknown_episode")
+            self.used[episode_id] = time.monotonic()
         return episode_id, live
+
+    def close_idle(self) -> None:
+        """Close (and grade) every open episode unused for ``idle_seconds``."""
+        now = time.monotonic()
+        with self.lock:
+            idle = [
+                live
+                for i, live in self.by_id.items()
+                if live is not None and not live.done and now - self.used[i] > self.idle_seconds
+            ]
+        for live in idle:
+            live.close()
+
+    def _forget_ended(self) -> None:
+        ended = [i for i, live in self.by_id.items() if live is not None and live.done]
+        for episode_id in ended[: max(0, len(ended) - self.keep)]:
+            del self.by_id[episode_id], self.owner[episode_id], self.used[episode_id]
+
+    def health(self) -> tuple[int, dict[str, Any]]:
+        """What ``/health`` says, truthfully: full when no episode can start (the limit, or no file can be
+        opened), with the counts."""
+        open_count = len(self.open_ids())
+        status = "healthy" if open_count < self.max_open else "full"
+        try:
+            self.runs_dir.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(self.runs_dir, os.O_RDONLY))
+        except OSError as exc:
+            status = f"unable to open files ({errno.errorcode.get(exc.errno or 0, 'error')})"
+        body = {"status": status, "episodes_open": open_count, "max_episodes": self.max_open}
+        return (200 if status == "healthy" else 503), body
 
     def close(self) -> None:
         with self.lock:
             open_episodes = [live for live in self.by_id.values() if live is not None]
         for live in open_episodes:
             live.close()
+
+
+class ServerBusy(SimtenantError):
+    code = 503
+    error = "server_busy"
 
 
 def observation(live: LiveEpisode, outcome: Outcome | None = None, reset: bool = False) -> dict[str, Any]:
@@ -285,6 +360,15 @@ def metadata() -> dict[str, Any]:
     }
 
 
+def _unexpected(exc: Exception) -> tuple[int, str, str]:
+    """An error no handler expected, as the client sees it: no exception text, which may name the server's
+    files (it goes to the server's log); out of file descriptors or disk, a 503 to retry later."""
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOSPC, errno.ENOMEM):
+        return 503, "server_busy", f"the server is out of resources ({errno.errorcode[exc.errno]}): retry later"
+    LOG.error("unexpected error", exc_info=exc)
+    return 500, "internal_error", f"an unexpected {type(exc).__name__}; the server's log has the details"
+
+
 def _error(status: int, error: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": status, "error": error, "message": message}}, status_code=status)
 
@@ -301,25 +385,71 @@ def _parse_json(raw: bytes | str) -> dict[str, Any]:
     return value
 
 
+MAX_BODY_BYTES = 1024 * 1024
+BODY_SECONDS = 30.0
+
+
 async def _body(request: Request) -> dict[str, Any]:
-    return _parse_json(await request.body())
+    """The request's JSON body: only with a JSON content type (a web page cannot send one without asking
+    first), at most ``MAX_BODY_BYTES``, within ``BODY_SECONDS``."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise InvalidArgument(f"the body is over {MAX_BODY_BYTES} bytes", error="body_too_large", code=413)
+    chunks, size = [], 0
+    try:
+        async with asyncio.timeout(BODY_SECONDS):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    raise InvalidArgument(f"the body is over {MAX_BODY_BYTES} bytes", error="body_too_large", code=413)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise InvalidArgument(
+            f"the body did not arrive within {BODY_SECONDS:g} s", error="body_timeout", code=408
+        ) from None
+    raw = b"".join(chunks)
+    if raw.strip() and kind != "application/json" and not kind.endswith("+json"):
+        raise InvalidArgument(
+            "send JSON bodies with Content-Type: application/json", error="unsupported_media_type", code=415
+        )
+    return _parse_json(raw)
+
+
+def _client(request: Request | WebSocket) -> str | None:
+    """The client a request comes from: its bearer token where the server has tokens (see ``BearerToken``)."""
+    return request.scope.get("state", {}).get("client")
 
 
 def create_app(
     runs_dir: Path | str = Path("runs/serve"),
-    token: str | None = None,
+    token: str | Iterable[str] | None = None,
     task: str | None = None,
     max_steps: int | None = None,
     show_rewards: bool = False,
+    hosts: Iterable[str] | None = LOOPBACK_HOSTS,
+    max_episodes: int = 64,
+    idle_seconds: float = 900.0,
 ) -> FastAPI:
     """The HTTP server's application: episodes are written under ``runs_dir``; ``task`` is the task a reset
     that names none starts; ``max_steps`` the turn budget (the task's, else the default); ``show_rewards``
-    shows step rewards on every task; with a ``token``, every request must carry ``Authorization: Bearer``."""
-    episodes = Episodes(Path(runs_dir), task, max_steps, show_rewards)
+    shows step rewards on every task; with tokens (one, or one per client), every request must carry
+    ``Authorization: Bearer`` with one of them, and each client sees only its own episodes; ``hosts`` are the
+    names the server answers to (None: any, for a server listening beyond the loopback); at most
+    ``max_episodes`` are open at once, each closed and graded after ``idle_seconds`` unused."""
+    tokens = tokens_of(token)  # refused here, at once, if empty
+    episodes = Episodes(Path(runs_dir), task, max_steps, show_rewards, max_episodes, idle_seconds)
+
+    async def reap() -> None:
+        while True:
+            await asyncio.sleep(min(60.0, idle_seconds))
+            await run_in_threadpool(episodes.close_idle)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        reaper = asyncio.create_task(reap())
         yield
+        reaper.cancel()
         await run_in_threadpool(episodes.close)  # at shutdown: every open episode closed and graded
 
     app = FastAPI(
@@ -327,7 +457,7 @@ def create_app(
     )
     app.state.episodes = episodes
 
-    app.add_middleware(BearerToken, token=token)
+    app.add_middleware(BearerToken, token=tokens, hosts=hosts)
 
     @app.exception_handler(SimtenantError)
     async def structured(_request: Request, exc: SimtenantError) -> JSONResponse:
@@ -339,12 +469,13 @@ def create_app(
         return _error(exc.status_code, name, str(exc.detail))
 
     @app.exception_handler(Exception)
-    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:  # never a traceback
-        return _error(500, "internal_error", f"{type(exc).__name__}: {exc}")
+    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
+        return _error(*_unexpected(exc))
 
     @app.get("/health")
-    async def health() -> dict[str, Any]:
-        return {"status": "healthy", "episodes": len(episodes.by_id)}
+    async def health() -> JSONResponse:
+        status, body = await run_in_threadpool(episodes.health)
+        return JSONResponse(body, status_code=status)
 
     @app.get("/metadata")
     async def get_metadata() -> dict[str, Any]:
@@ -354,27 +485,27 @@ def create_app(
     async def reset(request: Request) -> dict[str, Any]:
         body = await _body(request)
         episode_id, live = await run_in_threadpool(
-            episodes.start, body.get("task_id"), body.get("episode_id"), body.get("reward")
+            episodes.start, body.get("task_id"), body.get("episode_id"), body.get("reward"), _client(request)
         )
         return {"observation": observation(live, reset=True), "reward": None, "done": False, "episode_id": episode_id}
 
     @app.post("/step")
     async def step(request: Request) -> dict[str, Any]:
         body = await _body(request)
-        episode_id, live = episodes.get(body.pop("episode_id", None))
+        episode_id, live = episodes.get(body.pop("episode_id", None), _client(request))
         seen = await run_in_threadpool(act, live, body)
         return {"observation": seen, "reward": seen.get("reward"), "done": seen["done"], "episode_id": episode_id}
 
     @app.get("/state")
-    async def get_state(episode_id: str | None = None) -> dict[str, Any]:
-        return state(*episodes.get(episode_id))
+    async def get_state(request: Request, episode_id: str | None = None) -> dict[str, Any]:
+        return state(*episodes.get(episode_id, _client(request)))
 
     @app.get("/schema")
-    async def schema(episode_id: str | None = None, task_id: str | None = None) -> dict[str, Any]:
+    async def schema(request: Request, episode_id: str | None = None, task_id: str | None = None) -> dict[str, Any]:
         if task_id is not None:
             tools = catalogue(get_task(task_id))
-        elif episode_id is not None or episodes.latest is not None:
-            tools = episodes.get(episode_id)[1].endpoints()
+        elif episode_id is not None:
+            tools = episodes.get(episode_id, _client(request))[1].endpoints()
         else:
             seen: dict[str, dict[str, Any]] = {}
             for world in worlds().values():
@@ -414,7 +545,7 @@ async def serve_socket(socket: WebSocket, episodes: Episodes) -> None:
                     if current is not None:
                         await run_in_threadpool(current[1].close)
                     current = await run_in_threadpool(
-                        episodes.start, data.get("task_id"), data.get("episode_id"), data.get("reward")
+                        episodes.start, data.get("task_id"), data.get("episode_id"), data.get("reward"), _client(socket)
                     )
                     seen = observation(current[1], reset=True)
                     reply = {"type": "observation", "data": {"observation": seen, "reward": None, "done": False}}
@@ -434,6 +565,11 @@ async def serve_socket(socket: WebSocket, episodes: Episodes) -> None:
                     )
             except SimtenantError as exc:
                 reply = {"type": "error", "data": exc.to_dict()}
+            except (WebSocketDisconnect, asyncio.CancelledError):
+                raise
+            except Exception as exc:
+                code, error, message = _unexpected(exc)
+                reply = {"type": "error", "data": {"code": code, "error": error, "message": message}}
             await socket.send_text(json.dumps(reply, ensure_ascii=False))
     except WebSocketDisconnect:
         pass
@@ -442,13 +578,9 @@ async def serve_socket(socket: WebSocket, episodes: Episodes) -> None:
             await run_in_threadpool(current[1].close)
 
 
-def serve(
-    sock: socket.socket,
-    runs_dir: Path,
-    token: str | None = None,
-    task: str | None = None,
-    max_steps: int | None = None,
-    show_rewards: bool = False,
-) -> None:
-    """Serve on a bound socket (see ``listen``) until interrupted; then every open episode is closed and graded."""
-    serve_forever(create_app(runs_dir, token, task, max_steps, show_rewards), sock)
+def serve(sock: socket.socket, runs_dir: Path, **options: Any) -> None:
+    """Serve on a bound socket (see ``listen``) until interrupted; then every open episode is closed and
+    graded. ``options`` are ``create_app``'s; the names it answers to follow the socket's address."""
+    host = sock.getsockname()[0]
+    hosts = LOOPBACK_HOSTS if host in LOOPBACK_HOSTS or host.startswith("127.") else None
+    serve_forever(create_app(runs_dir, hosts=hosts, **options), sock)

@@ -104,10 +104,10 @@ def serve_stdio(live: LiveEpisode) -> None:
 
 
 def http_app(live: LiveEpisode, host: str = "127.0.0.1", token: str | None = None) -> Any:
-    """The episode's MCP server as a streamable-HTTP ASGI app (at ``/mcp``), guarded against DNS rebinding;
-    with a ``token``, every request must carry ``Authorization: Bearer <token>``."""
+    """The episode's MCP server as a streamable-HTTP ASGI app (at ``/mcp``), guarded against DNS rebinding
+    by the MCP SDK; with a ``token``, every request must carry ``Authorization: Bearer <token>``."""
     app = build_server(live).streamable_http_app(host=host)
-    app.add_middleware(BearerToken, token=token)
+    app.add_middleware(BearerToken, token=token, hosts=None)
     return app
 
 
