@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -18,7 +20,7 @@ from simtenant.errors import SimtenantError
 from simtenant.grader import EpisodeFile, grade
 from simtenant.serve import running
 from simtenant.serve.http import create_app
-from simtenant.world import get_task
+from simtenant.world import all_tasks, get_task
 
 REFUND = "commerce/refund-damaged-item"
 SIMTENANT = str(Path(sys.executable).with_name("simtenant"))
@@ -193,3 +195,24 @@ def test_a_damaged_record_is_refused_as_such(tmp_path: Path, damage: str) -> Non
             answer.stdout + answer.stderr
         )
         assert "Traceback" not in answer.stdout + answer.stderr
+
+
+def test_a_run_folder_is_held_by_the_eval_writing_it(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    command = [SIMTENANT, "eval", "--agent", "oracle", "--tasks", "*/*", "--workers", "1", "--out", str(out)]
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out / "results.jsonl").is_file() or not (out / "results.jsonl").read_text():
+            assert time.monotonic() < deadline and first.poll() is None
+            time.sleep(0.05)
+        second = cli(*command[1:], "--resume")
+        assert second.returncode == 1 and "run_locked" in second.stdout + second.stderr, second.stdout + second.stderr
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)  # the lock dies with its holder
+        first.wait(timeout=60)
+    resumed = cli(*command[1:], "--resume")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["task"] for r in lines) == sorted(t.id for t in all_tasks())  # each once
+    assert all(r["reward"] == 1.0 for r in lines)

@@ -115,42 +115,45 @@ def eval_command(
     options = evaluation.check_options(agent, given, chosen)
     if out is None:
         out = runs_dir / f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-{agent}-eval"
-    jobs = evaluation.prepare(
-        out, chosen, trials, agent, resume, actions=actions, reward=reward, options=options, patterns=tasks
-    )
-    skipped = len(chosen) * trials - len(jobs)
-    if skipped:
-        progress_console.print(f"resuming {out}: {skipped} episodes already recorded, {len(jobs)} to play")
-    tally = {"done": 0, "passed": 0, "valid": 0, "errors": 0}
-    progress = Progress(
-        TextColumn("[bold]eval[/bold]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("pass {task.fields[rate]}"),
-        TextColumn("errors {task.fields[errors]}"),
-        TimeElapsedColumn(),
-        console=progress_console,
-    )
-    bar = progress.add_task("eval", total=len(jobs), rate="-", errors=0)
-
-    def finished(record: dict[str, Any]) -> None:
-        tally["done"] += 1
-        tally["valid"] += evaluation.is_valid(record)
-        tally["passed"] += evaluation.succeeded(record)
-        tally["errors"] += not evaluation.is_valid(record)
-        rate = f"{tally['passed'] / tally['valid']:.0%}" if tally["valid"] else "-"
-        progress.update(bar, advance=1, rate=rate, errors=tally["errors"])
-
-    try:
-        evaluation.execute(jobs, out, workers, on_result=finished, display=progress, backend=backend, address=address)
-    except KeyboardInterrupt:
-        progress_console.print(
-            f"[yellow]interrupted[/yellow]: {tally['done']} of {len(jobs)} episodes recorded in {out}; "
-            "run the same command with --resume to finish",
-            highlight=False,
+    with evaluation.locked(out):
+        jobs = evaluation.prepare(
+            out, chosen, trials, agent, resume, actions=actions, reward=reward, options=options, patterns=tasks
         )
-        raise typer.Exit(130) from None
-    summary = evaluation.write_summary(out)
+        skipped = len(chosen) * trials - len(jobs)
+        if skipped:
+            progress_console.print(f"resuming {out}: {skipped} episodes already recorded, {len(jobs)} to play")
+        tally = {"done": 0, "passed": 0, "valid": 0, "errors": 0}
+        progress = Progress(
+            TextColumn("[bold]eval[/bold]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("pass {task.fields[rate]}"),
+            TextColumn("errors {task.fields[errors]}"),
+            TimeElapsedColumn(),
+            console=progress_console,
+        )
+        bar = progress.add_task("eval", total=len(jobs), rate="-", errors=0)
+
+        def finished(record: dict[str, Any]) -> None:
+            tally["done"] += 1
+            tally["valid"] += evaluation.is_valid(record)
+            tally["passed"] += evaluation.succeeded(record)
+            tally["errors"] += not evaluation.is_valid(record)
+            rate = f"{tally['passed'] / tally['valid']:.0%}" if tally["valid"] else "-"
+            progress.update(bar, advance=1, rate=rate, errors=tally["errors"])
+
+        try:
+            evaluation.execute(
+                jobs, out, workers, on_result=finished, display=progress, backend=backend, address=address
+            )
+        except KeyboardInterrupt:
+            progress_console.print(
+                f"[yellow]interrupted[/yellow]: {tally['done']} of {len(jobs)} episodes recorded in {out}; "
+                "run the same command with --resume to finish",
+                highlight=False,
+            )
+            raise typer.Exit(130) from None
+        summary = evaluation.write_summary(out)
     if json_output:
         return _print_json(summary)
     show_summary(summary)

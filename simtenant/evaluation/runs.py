@@ -3,6 +3,7 @@ and the local backend (worker processes). ``simtenant.evaluation.ray`` is the ot
 
 from __future__ import annotations
 
+import fcntl
 import fnmatch
 import inspect
 import json
@@ -14,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -213,6 +214,31 @@ def read_config(out: Path) -> dict[str, Any]:
         return json.loads(path.read_text()) if path.is_file() else {}
     except json.JSONDecodeError:
         return {}
+
+
+LOCK = ".lock"
+
+
+@contextmanager
+def locked(out: Path) -> Iterator[None]:
+    """Hold the run folder ``out`` for one eval: a second eval on it (a second ``--resume`` in another
+    terminal) is refused at once, not left to replay the same episodes and delete the other's files. The
+    lock is the kernel's (``flock``), so a killed eval never leaves it behind."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise Conflict(f"{out} exists and is not a folder", error="run_exists")
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / LOCK).open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise Conflict(
+                f"another simtenant eval is writing {out}; wait for it, or pick another --out", error="run_locked"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def prepare(
