@@ -152,3 +152,14 @@ def test_an_mcp_episode_that_cannot_be_written_is_a_clear_error(tmp_path: Path) 
         stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr and "error" in result.stderr, result.stderr
+
+
+def test_a_client_that_stalls_mid_request_is_disconnected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("simtenant.serve.HEAD_SECONDS", 0.5)
+    with running(create_app(tmp_path)) as url:
+        port = int(url.rsplit(":", 1)[1])
+        slow = socket.create_connection(("127.0.0.1", port), timeout=10)
+        slow.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # the head never ends
+        assert slow.recv(100) == b""  # closed by the server (our own 10 s timeout would raise instead)
+        slow.close()
+        assert httpx.get(f"{url}/health").status_code == 200  # others are served all along

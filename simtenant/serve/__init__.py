@@ -8,6 +8,7 @@ file whichever door it came through. Here: the bearer-token guard both servers s
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import socket
@@ -105,11 +106,59 @@ def _host_name(host: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
+HEAD_SECONDS = 10.0  # how long a connection may take to send a request's line and headers
+
+
+def _head_deadline_protocol() -> type:
+    """uvicorn's HTTP/1.1 protocol with a deadline on each request's head: a client that connects, or starts
+    a request, and then stalls is disconnected after ``HEAD_SECONDS`` (uvicorn itself only times out idle
+    keep-alive connections, so slow clients could hold every connection)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadDeadline(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def handle_events(self) -> None:
+            cycle = self.cycle
+            super().handle_events()
+            if self.cycle is not cycle:  # a request's head has arrived
+                self._disarm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            self._disarm()
+            if not self.transport.is_closing():
+                self._deadline = self.loop.call_later(HEAD_SECONDS, self._expire)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _expire(self) -> None:
+            if (self.cycle is None or self.cycle.response_complete) and not self.transport.is_closing():
+                self.transport.close()
+
+    return HeadDeadline
+
+
 def uvicorn_server(app: Any, host: str = "127.0.0.1", port: int = 8000) -> Any:
-    """A quiet uvicorn server (warnings only) for an ASGI ``app``."""
+    """A quiet uvicorn server (warnings only) for an ASGI ``app``, with a deadline on request heads."""
     import uvicorn
 
-    return uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", http=_head_deadline_protocol())
+    return uvicorn.Server(config)
 
 
 def listen(host: str, port: int) -> socket.socket:
