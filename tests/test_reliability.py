@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -216,3 +217,34 @@ def test_a_run_folder_is_held_by_the_eval_writing_it(tmp_path: Path) -> None:
     lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert sorted(r["task"] for r in lines) == sorted(t.id for t in all_tasks())  # each once
     assert all(r["reward"] == 1.0 for r in lines)
+
+
+def test_a_lone_surrogate_over_raw_mcp_stdio_is_answered(tmp_path: Path) -> None:
+    server = subprocess.Popen(
+        [SIMTENANT, "serve", "mcp", REFUND, "--out", str(tmp_path / "e.db")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+    lines = [
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
+        '"params": {"name": "orders_lookup", "arguments": {"order_id": "\\ud800"}}}',
+    ]
+    watchdog = threading.Timer(120, server.kill)  # a server that never answers fails the test, not hangs it
+    watchdog.start()
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(("\n".join(lines) + "\n").encode())
+        server.stdin.flush()
+        answers = [json.loads(server.stdout.readline() or "null") for _ in range(2)]
+    finally:
+        watchdog.cancel()
+        server.kill()
+        server.wait(timeout=30)
+    called = next(a for a in answers if a and a.get("id") == 2)
+    assert called["result"]["isError"] is True
+    # read as U+FFFD, as the SDK reads invalid UTF-8 bytes: an id no order has
+    assert json.loads(called["result"]["content"][0]["text"])["error"] == "not_found"

@@ -13,8 +13,10 @@ written beside it as ``<episode>.grade.json``. Serves stdio by default, or strea
 
 from __future__ import annotations
 
+import io
 import json
 import socket
+import sys
 from typing import Any
 
 import anyio
@@ -85,6 +87,45 @@ def build_server(live: LiveEpisode) -> Server[Any]:
     )
 
 
+class _RepairedLines:
+    """stdin's lines, each JSON line whose strings hold lone surrogates (``"\\ud800"``: valid JSON, not valid
+    Unicode, which the SDK's parser drops without an answer) re-written with U+FFFD in their place, as the
+    SDK already reads invalid UTF-8 bytes; the request is then answered like any other."""
+
+    def __init__(self, lines: Any) -> None:
+        self.lines = lines
+
+    def __aiter__(self) -> Any:
+        return self._repaired()
+
+    async def _repaired(self) -> Any:
+        async for line in self.lines:
+            yield _without_lone_surrogates(line)
+
+
+def _without_lone_surrogates(line: str) -> str:
+    if "\\ud" not in line.lower():
+        return line
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return line  # the SDK answers what is not JSON
+
+    def repair(item: Any) -> Any:
+        if isinstance(item, str):
+            return item.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        if isinstance(item, list):
+            return [repair(v) for v in item]
+        if isinstance(item, dict):
+            return {repair(k): repair(v) for k, v in item.items()}
+        return item
+
+    try:
+        return json.dumps(repair(value), ensure_ascii=False) + "\n"
+    except RecursionError:
+        return line
+
+
 def serve_stdio(live: LiveEpisode) -> None:
     """Serve the episode over stdin/stdout until the client hangs up; then grade it."""
     from mcp.server.stdio import stdio_server
@@ -92,7 +133,8 @@ def serve_stdio(live: LiveEpisode) -> None:
     server = build_server(live)
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        async with stdio_server(stdin=_RepairedLines(anyio.wrap_file(text))) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     try:
