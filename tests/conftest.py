@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,19 +61,54 @@ def world_rows() -> Callable[[Path], dict[str, list[tuple]]]:
 TALLIES = {  # module: (its counter, what it counts): the figures docs/reliability.md reports
     "test_fuzz": ("CALLS", "generated calls"),
     "test_atomicity": ("FAULTS", "calls faulted between two writes"),
+    "test_mutation": ("CAUGHT", "mutants caught"),
 }
+MERGED: dict[str, dict[str, Any]] = {}  # the workers' tallies, gathered by the controller (pytest-xdist)
+
+
+def _local_tallies() -> dict[str, dict[str, Any]]:
+    import sys
+
+    found = {}
+    for module, (name, _) in TALLIES.items():
+        tally = getattr(sys.modules.get(module) or sys.modules.get(f"tests.{module}"), name, None)
+        if tally:
+            found[module] = dict(tally)
+    return found
+
+
+def _merge(into: dict[str, dict[str, Any]], tallies: dict[str, dict[str, Any]]) -> None:
+    for module, per_world in tallies.items():
+        mine = into.setdefault(module, {})
+        for world, value in per_world.items():
+            if isinstance(value, list | tuple):  # (caught, tried)
+                old = mine.get(world, (0, 0))
+                mine[world] = (old[0] + value[0], old[1] + value[1])
+            else:
+                mine[world] = mine.get(world, 0) + value
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if hasattr(session.config, "workeroutput"):  # a worker: hand its tallies to the controller
+        session.config.workeroutput["tallies"] = json.dumps(_local_tallies())
+
+
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    _merge(MERGED, json.loads(node.workeroutput.get("tallies", "{}")))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """How many cases the reliability tests tried, per world."""
-    import sys
-
-    for module, (name, what) in TALLIES.items():
-        tally = getattr(sys.modules.get(module) or sys.modules.get(f"tests.{module}"), name, None)
-        if tally:
+    """How many cases the reliability tests tried, per world (from every worker)."""
+    tallies: dict[str, dict[str, Any]] = {}
+    _merge(tallies, MERGED)
+    _merge(tallies, _local_tallies())
+    for module, (_, what) in TALLIES.items():
+        tally = tallies.get(module)
+        if not tally:
+            continue
+        if module == "test_mutation":
+            rates = ", ".join(f"{world} {c}/{n} = {c / n:.1%}" for world, (c, n) in sorted(tally.items()))
+            terminalreporter.write_line(f"{module}: {what} ({rates})")
+        else:
             per_world = ", ".join(f"{world} {count}" for world, count in sorted(tally.items()))
             terminalreporter.write_line(f"{module}: {sum(tally.values())} {what} ({per_world})")
-    caught = getattr(sys.modules.get("test_mutation") or sys.modules.get("tests.test_mutation"), "CAUGHT", None)
-    if caught:
-        rates = ", ".join(f"{world} {c}/{n} = {c / n:.1%}" for world, (c, n) in sorted(caught.items()))
-        terminalreporter.write_line(f"test_mutation: mutants caught ({rates})")

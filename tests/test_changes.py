@@ -1,9 +1,19 @@
-"""Change capture: the diff by changed keys equals the full scan, and scaled worlds are deterministic."""
+"""Change capture: the diff by changed keys equals the full scan and grades what a trajectory left, and
+scaled worlds are deterministic.
+
+The sweep's cases each differ from their task's gold: every task played without its writes, and, for the
+first gold write of every operation of every world, that write left out, made twice, and changed in one
+value of each kind its arguments hold (a number, a flag, a choice, an id). In every case the diff by the
+change log equals the full scan, an episode whose graded rows equal the gold's matches, and one with a
+gold write changed or missing is graded as differing."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import re
 import sqlite3
+from typing import Any
 
 import pytest
 
@@ -11,21 +21,71 @@ from simtenant import seeds
 from simtenant.episode import Episode
 from simtenant.grader import diff_databases, gold_database
 from simtenant.task import Call
-from simtenant.world import all_tasks, get_world
+from simtenant.world import World, all_tasks, get_world
 
-EXTRA_WRITES = {
-    "commerce": [
-        Call(tool="inventory_update_stock", args={"sku": "SKU-445", "adjustment": -1}),
-        Call(tool="users_update", args={"user_id": "USR-002", "updates": {"phone": "+1-555-0100"}}),
-        Call(tool="orders_process_refund", args={"order_id": "ORD-1001", "amount": 1.0, "reason": "goodwill"}),
-        Call(tool="orders_update_status", args={"order_id": "ORD-1005", "new_status": "returned"}),
-    ],
-}
+ID = re.compile(r"^([A-Z][A-Z0-9]*-)(\d+)$")
 
 
-def _perturbed(call: Call) -> Call:
-    args = {k: round(v + 0.5, 2) if isinstance(v, float) else v for k, v in call.args.items()}
-    return Call(tool=call.tool, args=args)
+def operation(call: Call) -> str:
+    """The operation a call runs: the tool, or for ``api_fetch`` the operation it names."""
+    return str(call.args.get("endpoint")) if call.tool == "api_fetch" else call.tool
+
+
+def writes(world: World, call: Call) -> bool:
+    tool = next((t for t in world.tools if t.name == operation(call)), None)
+    return tool is not None and tool.writes and not tool.ends
+
+
+def _enums(world: World, call: Call) -> dict[str, list[Any]]:
+    tool = next(t for t in world.tools if t.name == operation(call))
+    schema = tool.arguments.model_json_schema()
+    defs = schema.get("$defs", {})
+    found = {}
+    for name, prop in schema.get("properties", {}).items():
+        for option in [prop, *prop.get("anyOf", [])]:
+            if "$ref" in option:
+                option = defs[option["$ref"].rsplit("/", 1)[-1]]
+            if "enum" in option:
+                found[name] = option["enum"]
+    return found
+
+
+def perturbations(world: World, call: Call) -> dict[str, Call]:
+    """One changed value of each kind the call's arguments hold — a number, a flag, a choice, an id — each
+    a different call from the gold's (free text is left alone: its wording is not what is graded)."""
+    enums = _enums(world, call)
+    found: dict[str, Call] = {}
+
+    def changed(value: Any, name: str) -> tuple[str, Any] | None:
+        if isinstance(value, bool):
+            return "flag", not value
+        if isinstance(value, int):
+            return "number", value + 1
+        if isinstance(value, float):
+            return "number", round(value + 0.5, 2)
+        if isinstance(value, str) and name in enums and len(enums[name]) > 1:
+            return "choice", next(v for v in enums[name] if v != value)
+        if isinstance(value, str) and (match := ID.match(value)):
+            return "id", f"{match[1]}{int(match[2]) + 1:0{len(match[2])}d}"
+        return None
+
+    def visit(args: dict[str, Any], path: tuple[str, ...]) -> None:
+        for name, value in args.items():
+            if isinstance(value, dict):
+                visit(value, (*path, name))
+                continue
+            change = changed(value, name)
+            if change is None or change[0] in found or (not path and name == "endpoint"):
+                continue
+            new_args = copy.deepcopy(call.args)
+            target = new_args
+            for step in path:
+                target = target[step]
+            target[name] = change[1]
+            found[change[0]] = Call(tool=call.tool, args=new_args)
+
+    visit(call.args, ())
+    return found
 
 
 def ending(task) -> Call:
@@ -36,29 +96,32 @@ def ending(task) -> Call:
     return Call(tool=world.finish_tool, args={world.finish_answer: "done"})
 
 
-def trajectories(task) -> dict[str, list[Call]]:
-    """The gold calls and deliberately wrong variants: a write left out, a write with other
-    numbers, a write made twice, extra writes, everything in reverse."""
-    world = get_world(task.world)
-    writes_of_world = {t.name for t in world.tools if t.writes and not t.ends}
-    gold = [c for c in task.gold if c.tool != world.finish_tool]
-    writes = [i for i, c in enumerate(gold) if c.tool in writes_of_world]
-    if len(writes) > 6:  # keep the suite quick: the first three writes and the last three
-        writes = writes[:3] + writes[-3:]
-    found = {"gold": gold, "nothing": []}
-    for i in writes:
-        found[f"without-{i}"] = gold[:i] + gold[i + 1 :]
-        found[f"perturbed-{i}"] = [*gold[:i], _perturbed(gold[i]), *gold[i + 1 :]]
-    if writes:
-        found["first-write-twice"] = [*gold, gold[writes[0]]]
-        found["last-write-twice"] = [*gold, gold[writes[-1]]]
-    for j, extra in enumerate(EXTRA_WRITES.get(task.world, [])):
-        found[f"extra-{j}"] = [*gold, extra]
-    found["reversed"] = list(reversed(gold))
-    return found
+def gold_calls(task) -> list[Call]:
+    return [c for c in task.gold if c.tool != get_world(task.world).finish_tool]
 
 
-CASES = [(task, name) for task in all_tasks() for name in trajectories(task)]
+def sweep() -> dict[str, tuple[Any, list[Call]]]:
+    """The sweep's cases, each a trajectory differing from its task's gold: every task played without its
+    writes; and for the first gold write of every operation in every world, that write left out, made twice,
+    and changed in one value of each kind its arguments hold."""
+    cases: dict[str, tuple[Any, list[Call]]] = {}
+    seen: set[tuple[str, str]] = set()
+    for task in all_tasks():
+        world, gold = get_world(task.world), gold_calls(task)
+        cases[f"{task.id}:nothing"] = (task, [])
+        for i, call in enumerate(gold):
+            if not writes(world, call) or (task.world, operation(call)) in seen:
+                continue
+            seen.add((task.world, operation(call)))
+            name = f"{task.id}:{operation(call)}"
+            cases[f"{name}:left-out"] = (task, gold[:i] + gold[i + 1 :])
+            cases[f"{name}:twice"] = (task, [*gold[: i + 1], call, *gold[i + 1 :]])
+            for kind, changed in perturbations(world, call).items():
+                cases[f"{name}:changed-{kind}"] = (task, [*gold[:i], changed, *gold[i + 1 :]])
+    return cases
+
+
+CASES = sweep()
 
 
 def play(task, calls, path, scale=1):
@@ -72,29 +135,53 @@ def as_rows(result):
     return sorted(map(repr, (d.to_dict() for d in result.differences))), result.partial_credit
 
 
-@pytest.mark.parametrize(("task", "name"), CASES, ids=[f"{t.id}:{n}" for t, n in CASES])
-def test_changed_key_diff_equals_full_diff(tmp_path, task, name):
+def graded_rows(path, world: World) -> dict[str, list[tuple]]:
+    """Every graded column of every graded world table, row by row: what the grader compares."""
+    connection = sqlite3.connect(path)
+    try:
+        found = {}
+        for table in world.tables:
+            if table.info.get("graded") is False:
+                continue
+            columns = [c.name for c in table.columns if c.info.get("graded", True) is not False]
+            listed = ", ".join(f'"{c}"' for c in columns)
+            found[table.name] = sorted(connection.execute(f'SELECT {listed} FROM "{table.name}"').fetchall(), key=repr)
+        return found
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_trajectory_that_differs_from_gold_is_graded_by_what_it_left(tmp_path, name):
+    """The diff by changed keys equals the full scan; an episode whose graded rows equal the gold's matches;
+    one with a gold write changed or left out does not. (A write made twice may be harmless: rows created
+    in another order are aligned by content.)"""
+    task, calls = CASES[name]
     world = get_world(task.world)
     snapshot = seeds.task_snapshot(world, task.seed_changes)
     gold = gold_database(task, snapshot)
-    episode = play(task, trajectories(task)[name], tmp_path / "episode.db")
+    episode = play(task, calls, tmp_path / "episode.db")
     by_changes = diff_databases(gold, episode, world.tables, base=snapshot)
-    full = diff_databases(gold, episode, world.tables, base=snapshot, full=True)
-    assert as_rows(by_changes) == as_rows(full)
-    if name == "gold":
-        assert by_changes.match
+    assert as_rows(by_changes) == as_rows(diff_databases(gold, episode, world.tables, base=snapshot, full=True))
+    if graded_rows(episode, world) == graded_rows(gold, world):
+        assert by_changes.match  # the gold's rows, however they came about
+    if ":changed-" in name or ":left-out" in name:
+        assert not by_changes.match  # a gold write changed or missing is never the gold's outcome
 
 
-@pytest.mark.parametrize("task", all_tasks(), ids=lambda t: t.id)
+SCALED = [
+    next(t for t in all_tasks() if t.world == w and any(writes(get_world(w), c) for c in t.gold))
+    for w in sorted({t.world for t in all_tasks()})
+]
+
+
+@pytest.mark.parametrize("task", SCALED, ids=lambda t: t.id)
 def test_changed_key_diff_equals_full_diff_on_a_scaled_world(tmp_path, task):
     world = get_world(task.world)
     snapshot = seeds.task_snapshot(world, task.seed_changes, 10)
-    cases = trajectories(task)
-    gold = play(task, cases["gold"], tmp_path / "gold.db", scale=10)
-    wrong = play(task, cases["nothing"], tmp_path / "wrong.db", scale=10)
-    writes = {t.name for t in world.tools if t.writes and not t.ends}
-    read_only = not any(call.tool in writes for call in cases["gold"])  # then doing nothing is right
-    for actual, matches in ((gold, True), (wrong, read_only)):
+    gold = play(task, gold_calls(task), tmp_path / "gold.db", scale=10)
+    wrong = play(task, [], tmp_path / "wrong.db", scale=10)
+    for actual, matches in ((gold, True), (wrong, False)):
         by_changes = diff_databases(gold, actual, world.tables, base=snapshot)
         assert as_rows(by_changes) == as_rows(diff_databases(gold, actual, world.tables, base=snapshot, full=True))
         assert by_changes.match is matches

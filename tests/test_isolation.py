@@ -44,10 +44,6 @@ def alone(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, floa
     return reference
 
 
-def test_at_least_a_hundred_and_fifty_episodes_per_way():
-    assert 2 * len(TASKS) >= 150
-
-
 def test_episodes_in_worker_processes_equal_their_sequential_run(tmp_path, alone):
     out = tmp_path / "eval"
     cli = str(Path(sys.executable).with_name("simtenant"))  # the installed command, beside this interpreter

@@ -90,7 +90,7 @@ def test_an_episode_killed_mid_call_is_intact_and_can_be_graded(tmp_path):
 
 def test_a_killed_evaluation_resumes_with_nothing_lost_or_counted_twice(tmp_path):
     out = tmp_path / "eval"
-    trials = 4
+    trials = 2
     tasks = sorted(t.id for t in all_tasks())
     command = [str(Path(sys.executable).with_name("simtenant")), "eval", "--agent", "oracle", "--tasks", "*/*"]
     command += ["--trials", str(trials), "--workers", "2", "--out", str(out)]

@@ -3,8 +3,11 @@ integrity, the seed data the tasks rely on, and broken seeds refused."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -79,8 +82,15 @@ def test_snapshot_is_cached_by_content_hash(monkeypatch, snap):
 
 
 def test_snapshot_hash_is_stable_and_ignores_the_folder_location(tmp_path):
-    assert seeds.snapshot_hash(COMMERCE) == seeds.snapshot_hash(COMMERCE)
-    assert seeds.snapshot_hash(world_copy(tmp_path)) == seeds.snapshot_hash(COMMERCE)
+    here = seeds.snapshot_hash(COMMERCE)
+    # another process, another hash seed, another working folder, no cache: the same hash
+    code = "from simtenant import seeds; from simtenant.world import get_world; "
+    code += "print(seeds.snapshot_hash(get_world('commerce')))"
+    env = {**os.environ, "PYTHONHASHSEED": "4242", "SIMTENANT_CACHE": str(tmp_path / "other-cache")}
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert other.returncode == 0, other.stderr
+    assert other.stdout.strip() == here
+    assert seeds.snapshot_hash(world_copy(tmp_path)) == here  # the world's files moved elsewhere
 
 
 @pytest.mark.parametrize(

@@ -391,3 +391,16 @@ def test_vf_eval_runs_simtenant_by_its_taskset_id_with_its_options_and_metrics(v
     assert trace["metrics"]["checks_passed"] == 1.0 and "reward" not in trace["metrics"]
     (kept,) = (tmp_path / "episodes").glob("*.db")
     assert EpisodeFile.read(kept).status == "finished"
+
+
+def test_a_plain_text_turn_spends_a_step_and_the_rollout_goes_on(model: Any) -> None:
+    """The rules of every door: text without a tool, where nobody reads it, is a step spent and a reminder,
+    not the end of the rollout; the turn budget ends it."""
+    ScriptedModel.script = [("orders_lookup", {"order_id": "ORD-1005"})]  # then "Done." at every turn
+    with environment(world="commerce", task_ids=[REFUND], max_steps=3) as env:
+        [trace] = play(env, model).traces
+        assert trace.ok and trace.reward == 0.0
+        assert trace.num_turns == 3  # one call and two text turns: the budget, not the first text, ended it
+        assert trace.info["simtenant"]["steps"] == 1 and not trace.info["simtenant"]["completed"]
+        told = [m["content"] for m in ScriptedModel.seen[-1]["messages"] if m["role"] == "user"][-1]
+        assert told == get_world("commerce").briefing(get_task(REFUND)).nobody
