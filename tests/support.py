@@ -32,9 +32,10 @@ def sweep_task(world: str, name: str, actor: str | None, **extra: Any) -> Task:
 
 
 def episode_fixture(folder: str, world: str, name: str, actor: str | None, **extra: Any) -> Any:
-    """A module-scoped ``episode`` fixture: one episode of ``sweep_task(world, name, actor, **extra)``."""
+    """An ``episode`` fixture: a fresh episode of ``sweep_task(world, name, actor, **extra)`` for each test
+    (so no test sees another's writes, whatever the order)."""
 
-    @pytest.fixture(scope="module")
+    @pytest.fixture
     def episode(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Episode]:
         task = sweep_task(world, name, actor, **extra)
         with Episode.start(task, tmp_path_factory.mktemp(folder) / "e.db") as opened:

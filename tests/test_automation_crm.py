@@ -77,6 +77,8 @@ def test_create_and_update_a_company_and_contact(episode):
 def test_deals_named_alike_and_the_pipeline(episode):
     alike = ok(episode, "crm_search_deals", {"query": "pool deck"})
     assert [(r["id"], r["company_id"]) for r in alike["rows"]] == [("DEAL-0001", "CMP-001"), ("DEAL-0010", "CMP-007")]
+    company = {"name": "Pinecrest Lodges", "domain": "pinecrest.example", "industry": "hospitality"}
+    assert ok(episode, "crm_create_company", company)["id"] == "CMP-008"
     deal = ok(
         episode,
         "crm_create_deal",

@@ -40,7 +40,7 @@ def snap() -> Path:
     return seeds.snapshot(get_world("itsm"))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def ep(snap: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Episode]:
     episode = Episode.start(task(MANAGER), tmp_path_factory.mktemp("reports") / "e.db")
     yield episode

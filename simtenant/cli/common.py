@@ -23,8 +23,8 @@ from ..grader import GradeResult
 from ..grader.judge import JudgeConfig
 
 app = typer.Typer(help="A SQL-backed simulated enterprise tenant for tool-using agents.", no_args_is_help=True)
-console = Console()
-errors = Console(stderr=True)
+console = Console(soft_wrap=True)  # a long path or message stays one line (the terminal wraps it), whole in a pipe
+errors = Console(stderr=True, soft_wrap=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a summary")]
 RewardMode = Annotated[
