@@ -23,6 +23,8 @@ from simtenant.grader.diff import diff_databases
 from simtenant.grader.grade import gold_database
 from simtenant.world import all_tasks, get_world
 
+pytestmark = pytest.mark.slow  # a stress run: CI runs it; -m "not slow" skips it while developing
+
 FAULTS: dict[str, int] = {}  # world -> faulted attempts (reported by conftest's terminal summary)
 WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 

@@ -15,9 +15,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from simtenant import seeds
 from simtenant.grader.grade import gold_database
 from simtenant.world import get_task, get_world
+
+pytestmark = pytest.mark.slow  # a stress run: CI runs it; -m "not slow" skips it while developing
 
 RUNS = 10
 PARALLEL = 2
@@ -28,6 +32,7 @@ from pathlib import Path
 from simtenant.agents import run
 from simtenant.grader import grade
 from simtenant.world import get_task
+
 path = run(get_task(sys.argv[1]), "replay", Path(sys.argv[2]), actions=Path(sys.argv[3]))
 result = grade(path).to_dict()
 result.pop("episode_db")

@@ -28,6 +28,8 @@ from simtenant import seeds
 from simtenant.episode import Episode
 from simtenant.world import get_world
 
+pytestmark = pytest.mark.slow  # a stress run: CI runs it; -m "not slow" skips it while developing
+
 EXAMPLES = 28  # per tool and world: over 10,000 calls in all
 CALLS: dict[str, int] = {}  # world -> calls made (reported by conftest's terminal summary)
 

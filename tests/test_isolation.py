@@ -26,6 +26,8 @@ from simtenant.serve import running
 from simtenant.serve.http import create_app
 from simtenant.world import all_tasks, get_task
 
+pytestmark = pytest.mark.slow  # a stress run: CI runs it; -m "not slow" skips it while developing
+
 TASKS = sorted(t.id for t in all_tasks())
 
 

@@ -16,11 +16,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from support import rows
 
 from simtenant.evaluation import EPISODES, episode_name, read_results
 from simtenant.grader import grade
 from simtenant.world import all_tasks, get_task
+
+pytestmark = pytest.mark.slow  # a stress run: CI runs it; -m "not slow" skips it while developing
 
 TASK = "itsm-msp/inc-lindqvist-assign-after-granting-client-access"
 CHILD = """
@@ -29,6 +32,7 @@ from pathlib import Path
 from sqlalchemy import event
 from simtenant.episode import Episode
 from simtenant.world import get_task
+
 
 task, path, marker, before = get_task(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
 episode = Episode.start(task, path)
