@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from simtenant import seeds
 from simtenant.cli import app
 from simtenant.evaluation.bench import InMemoryWorld, Workload
-from simtenant.world import get_world
+from simtenant.world import get_world, worlds
 
 FIGURES = ("reset", "read_call", "write_call", "grade")
 
@@ -55,3 +56,15 @@ def test_bench_refuses_bad_scales():
     result = CliRunner().invoke(app, ["bench", "--scales", "0"])
     assert result.exit_code == 1
     assert "invalid_scales" in result.output
+
+
+@pytest.mark.parametrize("world_name", sorted(worlds()))
+def test_every_world_has_a_workload_the_bench_can_measure(world_name):
+    """A read of a record by its id and a write (through api_fetch too), both found in the baseline's copy
+    of the task's own starting world, and the baseline's episode ends where simtenant's does."""
+    load = Workload.of(get_world(world_name))
+    assert load is not None
+    world = InMemoryWorld(load, seeds.task_snapshot(load.world, load.task.seed_changes))
+    table, key = world.read_target
+    assert key in world.reset()[table] and world.write_rows
+    assert world.episode(load) is True

@@ -19,6 +19,7 @@ import json
 import multiprocessing
 import os
 import platform
+import re
 import sqlite3
 import statistics
 import tempfile
@@ -31,6 +32,7 @@ from typing import Any
 from .. import seeds
 from ..agents import run as run_agent
 from ..episode import Episode
+from ..errors import SimtenantError
 from ..grader import gold_database, grade
 from ..task import Call, Task
 from ..world import World, get_task, worlds
@@ -90,15 +92,40 @@ class Workload:
 
     @classmethod
     def of(cls, world: World) -> Workload | None:
-        writes = {t.name for t in world.tools if t.writes}
-        reads = {t.name for t in world.tools if not t.writes}
+        """The first task with a write and a read of a record by its id (an operation run through
+        ``api_fetch`` counts as the operation it names)."""
+        tools = {t.name: t for t in world.tools}
+
+        def operation(call: Call) -> Any:
+            name = call.args.get("endpoint") if call.tool == "api_fetch" else call.tool
+            return tools.get(str(name))
+
         for task in world.tasks.values():
-            calls = [c for c in task.gold if c.tool != "finish"]
-            write_at = next((i for i, c in enumerate(calls) if c.tool in writes), None)
-            read = next((c for c in calls if c.tool in reads), None)
+            calls = [c for c in task.gold if c.tool != world.finish_tool]
+            kinds = [operation(c) for c in calls]
+            write_at = next((i for i, op in enumerate(kinds) if op is not None and op.writes and not op.ends), None)
+            # a read of a record by its id, or of the actor's own (no arguments: say, a business's inbox)
+            reads = [
+                c
+                for c, op in zip(calls, kinds, strict=True)
+                if op is not None and not op.writes and (record_ids(c.args) or not c.args)
+            ]
+            read = reads[0] if reads else None
             if write_at is not None and read is not None:
                 return cls(world, task, calls[:write_at], read, calls[write_at])
-        return None  # nothing to measure: no task reads and writes
+        return None  # nothing to measure: no task reads a record and writes
+
+
+RECORD_ID = re.compile(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$")
+
+
+def record_ids(value: Any) -> list[str]:
+    """The values in a call's arguments that look like record ids (``USR-0001``, ``BIZ-TOW-RAL``), in order."""
+    if isinstance(value, dict):
+        return [found for v in value.values() for found in record_ids(v)]
+    if isinstance(value, list):
+        return [found for v in value for found in record_ids(v)]
+    return [value] if isinstance(value, str) and RECORD_ID.match(value) else []
 
 
 # --- simtenant ---------------------------------------------------------------------------------
@@ -106,7 +133,7 @@ class Workload:
 
 def bench_simtenant(load: Workload, scale: int, work: Path, budget: float) -> dict[str, Any]:
     task, world = load.task, load.world
-    snapshot = seeds.snapshot(world, scale)
+    snapshot = seeds.task_snapshot(world, task.seed_changes, scale)  # what its episodes start from
     counter = iter(range(10**9))
 
     def fresh() -> Path:
@@ -241,11 +268,13 @@ class InMemoryWorld:
                     written.append((table_name, "/".join(map(str, json.loads(pk))), dict(row)))
             finally:
                 connection.close()
-        # the row the read is about: its first argument, or else the acting identity (say, a business)
-        value = str(next(iter(load.read.args.values()), load.task.actor))
+        # the row the read is about: the first record id among its arguments, or else the acting identity
         state = json.loads(self.text)
-        read_table = next(t.name for t in self.tables if value in state[t.name])
-        return (read_table, value), written
+        for value in [*record_ids(load.read.args), str(load.task.actor)]:
+            read_table = next((t.name for t in self.tables if value in state[t.name]), None)
+            if read_table is not None:
+                return (read_table, value), written
+        raise SimtenantError(f"bench: the read of {load.task.id} names no record of {load.world.name}")
 
     def reset(self) -> dict[str, dict[str, dict]]:
         return json.loads(self.text)
@@ -277,7 +306,7 @@ class InMemoryWorld:
 
 
 def bench_baseline(load: Workload, scale: int, budget: float) -> dict[str, Any]:
-    snapshot = seeds.snapshot(load.world, scale)
+    snapshot = seeds.task_snapshot(load.world, load.task.seed_changes, scale)
     world = InMemoryWorld(load, snapshot)
     one = _times(lambda _: world.reset(), 3)
     resets = _times(lambda _: world.reset(), _repeat_for(budget, statistics.median(one), 5, 300))
@@ -307,7 +336,7 @@ def _baseline_world(task_id: str, scale: int) -> tuple[InMemoryWorld, Workload]:
     task = get_task(task_id)
     load = Workload.of(next(w for w in worlds().values() if w.name == task.world))
     assert load is not None
-    return InMemoryWorld(load, seeds.snapshot(load.world, scale)), load
+    return InMemoryWorld(load, seeds.task_snapshot(load.world, load.task.seed_changes, scale)), load
 
 
 def _baseline_worker(args: tuple[str, int], seconds: float) -> tuple[int, float]:
