@@ -163,3 +163,15 @@ def test_a_client_that_stalls_mid_request_is_disconnected(tmp_path: Path, monkey
         assert slow.recv(100) == b""  # closed by the server (our own 10 s timeout would raise instead)
         slow.close()
         assert httpx.get(f"{url}/health").status_code == 200  # others are served all along
+
+
+def test_the_servers_sockets_say_they_are_tcp_so_nagle_is_off() -> None:
+    # asyncio sets TCP_NODELAY only on sockets whose protocol is IPPROTO_TCP; with Nagle on, every small
+    # response waited ~40 ms for the client's delayed ACK (measured by `simtenant bench`, not asserted here)
+    from simtenant.serve import listen
+
+    sock = listen("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()
