@@ -88,6 +88,7 @@ def test_servicebench_session_without_episode_ids(client: httpx.Client, tmp_path
         step = client.post("/step", json=action).json()
         assert step["observation"]["success"] is True, step
         assert step["done"] is False and "grade" not in step["observation"]
+        assert "available_endpoints" not in step["observation"]  # the catalogue once, at reset
         rewards.append(step["reward"])
         running = min(1.0, running + step["reward"])
         assert step["observation"]["running_reward"] == pytest.approx(running)

@@ -90,7 +90,9 @@ class Observation(BaseModel):
     api_response: Any = Field(None, description="The call's result, or its structured error")
     success: bool = Field(description="Whether the call succeeded")
     error_message: str | None = Field(None, description="The error's message when the call failed")
-    available_endpoints: list[dict[str, Any]] = Field(description="The episode's tools: name, route, schema")
+    available_endpoints: list[dict[str, Any]] | None = Field(
+        None, description="On reset: the episode's tools (name, route, schema); again from GET /schema?episode_id="
+    )
     reward: float | None = Field(None, description="This step's reward (where rewards are shown)")
     done: bool = Field(description="Whether the episode takes no more turns")
     tool: str | None = Field(None, description="The tool the step called")
@@ -102,7 +104,16 @@ class Observation(BaseModel):
     grade: dict[str, Any] | None = Field(None, description="The episode's graded reward, once it has ended")
 
 
-EXTRAS = ("tool", "step", "briefing", "messages", "running_reward", "task_completed", "grade")  # left out when None
+EXTRAS = (  # left out when None: a step answers what changed, not the catalogue again
+    "available_endpoints",
+    "tool",
+    "step",
+    "briefing",
+    "messages",
+    "running_reward",
+    "task_completed",
+    "grade",
+)
 ACTION_FIELDS = set(ToolAction.model_fields) | set(EndpointAction.model_fields) | set(MessageAction.model_fields)
 ACTIONS = "an action is {tool, args}, {service, endpoint, method, params} or {message}"
 
@@ -293,7 +304,7 @@ def observation(live: LiveEpisode, outcome: Outcome | None = None, reset: bool =
     operator = live.task.user is not None
     fields: dict[str, Any] = {
         "task_description": live.task.instruction,
-        "available_endpoints": live.endpoints(),
+        "available_endpoints": live.endpoints() if reset else None,
         "done": live.done,
         "messages": live.new_messages() if operator else None,
     }
