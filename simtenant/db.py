@@ -30,6 +30,9 @@ def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
     # A killed process loses nothing the OS already holds; only a power cut could, and an
     # episode is cheap to run again. Not waiting for the disk makes every call ~0.5 ms faster.
     cursor.execute("PRAGMA synchronous=OFF")
+    # The rollback journal is kept between transactions (its header zeroed at commit) rather than created
+    # and deleted by every call: as safe against a kill, a few system calls fewer a call.
+    cursor.execute("PRAGMA journal_mode=PERSIST")
     cursor.close()
 
 

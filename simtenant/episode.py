@@ -8,11 +8,13 @@ the harness tables ``_episode`` (task, snapshot hash, status, final answer),
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from . import db, seeds
@@ -164,6 +166,9 @@ class Episode:
 
     def close(self) -> None:
         self.session.close()
+        if not self.connection.closed:
+            with contextlib.suppress(SQLAlchemyError):  # the kept journal goes: the file is whole on its own
+                self.connection.exec_driver_sql("PRAGMA journal_mode=DELETE")
         self.connection.close()
 
     def __enter__(self) -> Episode:
