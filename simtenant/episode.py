@@ -51,6 +51,7 @@ class Episode:
         self.shows_rewards = task.reward == "shaped"
         # One connection and session for the episode's life: only this episode writes its file.
         self.connection = db.connect(self.path)
+        self.read_memo: dict[str, Any] = {}  # kept by the dispatcher across reads, emptied by writes
         self.session = Session(bind=self.connection, expire_on_commit=False)
         self.calls = calls
 

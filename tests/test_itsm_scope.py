@@ -24,7 +24,7 @@ from sqlalchemy import event
 from simtenant.episode import Episode
 from simtenant.task import Task
 from simtenant.tools.engine.dispatch import Outcome
-from simtenant.world import get_world
+from simtenant.world import get_task, get_world
 
 WORLD = get_world("itsm")
 TOOLS = {t.name: t for t in WORLD.tools}
@@ -603,27 +603,32 @@ def test_hidden_duplicates_do_not_say_whose_they_are(ep, world_rows):
     assert "CI-09001" in error["message"]  # in scope: named
 
 
-def test_the_acting_users_grants_are_read_once_per_call(ep):
+def test_the_acting_users_grants_are_read_once_per_run_of_reads(ep):
+    """Once per write call (which may change them), once for a run of reads after it, again for another actor."""
     statements: list[str] = []
 
     def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
         statements.append(statement)
 
     event.listen(ep.connection, "before_cursor_execute", seen)
-    for tool, args in {
-        "create_incident": WRITES["create_incident"],
-        "get_incident_by_number": {"incident_number": "INC0009001"},
-        "list_incidents": {"per_page": 50},
-        "count_incidents_by_group": {},
-        "link_knowledge_to_incident": {"incident_number": "INC0009001", "article_id": "KB0009001",
-                                       "relation": "applied"},
-        "send_notification": WRITES["send_notification"],
-        "get_group_by_name": {"name": "Beta Service Desk"},
-    }.items():  # fmt: skip
+    for tool, args, reads_of_grants in [
+        ("create_incident", WRITES["create_incident"], 1),
+        ("get_incident_by_number", {"incident_number": "INC0009001"}, 1),
+        ("list_incidents", {"per_page": 50}, 0),
+        ("count_incidents_by_group", {}, 0),
+        ("link_knowledge_to_incident", {"incident_number": "INC0009001", "article_id": "KB0009001",
+                                        "relation": "applied"}, 1),
+        ("send_notification", WRITES["send_notification"], 1),
+        ("get_group_by_name", {"name": "Beta Service Desk"}, 1),
+        ("list_incidents", {"per_page": 50}, 0),
+    ]:  # fmt: skip
         statements.clear()
         outcome = call(ep, PROVIDER, tool, args)
         assert outcome.ok, (tool, outcome.error)
-        assert sum("FROM user_roles" in s for s in statements) == 1, (tool, statements)
+        assert sum("FROM user_roles" in s for s in statements) == reads_of_grants, (tool, statements)
+    statements.clear()
+    call(ep, BETA_AGENT, "list_incidents", {"per_page": 50})
+    assert sum("FROM user_roles" in s for s in statements) == 1  # another actor: their own grants
     event.remove(ep.connection, "before_cursor_execute", seen)
 
 
@@ -768,3 +773,14 @@ def test_look_ups_by_name_take_an_organization(start, world_rows):
     assert ok(world, BETA_MANAGER, "get_service_by_name", name="Warehouse Management", org_id=ORG)["id"] == "SVC-901"
     refused(world, world_rows, OUTSIDER, "get_group_by_name", 404, "not_found", name="service desk", org_id=ORG)
     refused(world, world_rows, OUTSIDER, "get_service_by_name", 404, "not_found", name="email", org_id=ORG)
+
+
+def test_a_role_granted_by_a_write_is_honoured_by_the_next_read(tmp_path):
+    """Reads share the acting user's grants until a write: the role assigned here is seen at once."""
+    task = get_task("itsm-msp/inc-lindqvist-assign-after-granting-client-access")
+    with Episode.start(task, tmp_path / "e.db") as episode:
+        incident = {"incident_number": "INC0000011"}
+        assert call(episode, "USR-0018", "get_incident_by_number", incident).error["code"] == 404  # not her client
+        grant = {"user_id": "USR-0018", "role_id": "agent", "org_id": "ORG-C03"}
+        assert call(episode, task.actor, "assign_role", grant).ok
+        assert call(episode, "USR-0018", "get_incident_by_number", incident).ok

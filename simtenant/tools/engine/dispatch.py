@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -62,6 +62,9 @@ class ToolContext:
     actor: str | None
     episode: Served
     finished: bool = False  # set by finish(): the episode ends when this call commits
+    # What tools may remember from one call to the next until a call of a writing tool (the dispatcher
+    # empties it then): say, the acting user's grants, the same for every read in a row.
+    memo: dict[str, Any] = field(default_factory=dict)
 
     @property
     def timestamp(self) -> str:
@@ -151,6 +154,12 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
         episode.calls += 1
         return outcome
     context = ToolContext(session=session, now=episode.now, actor=episode.actor, episode=episode)
+    tool = episode.tools.get(name)
+    memo = getattr(episode, "read_memo", None)
+    if memo is not None and tool is not None and not tool.writes:
+        context.memo = memo  # a read shares the episode's memo; a write starts and leaves an empty one
+    elif memo is not None:
+        memo.clear()
     try:
         with session.begin():
             outcome.result = _run(episode, context, name, args, only_offered)
@@ -257,9 +266,9 @@ def invoke(context: ToolContext, tool: Tool, args: dict[str, Any]) -> Any:
         validated = tool.arguments.model_validate(args)
     except ValidationError as exc:
         raise InvalidArgument(_validation_message(exc), error="invalid_arguments") from None
-    for field in type(validated).model_fields:
-        if _too_large(getattr(validated, field)):
-            raise InvalidArgument(f"{field}: a whole number beyond the 64-bit range", error="invalid_arguments")
+    for name in type(validated).model_fields:
+        if _too_large(getattr(validated, name)):
+            raise InvalidArgument(f"{name}: a whole number beyond the 64-bit range", error="invalid_arguments")
     return tool.fn(context, **{field: getattr(validated, field) for field in type(validated).model_fields})
 
 

@@ -48,7 +48,7 @@ OrgId = Annotated[
 ]
 InOrg = Annotated[str | None, Field(description="Only records of this organization (one you hold a role in)")]
 
-_MEMO = "_itsm_grants"  # the attribute of the ToolContext (one per call) that holds the acting user's grants
+_MEMO = "itsm_grants"  # the acting user's grants, in the call's memo (kept across reads until a write)
 
 
 @dataclass(frozen=True)
@@ -74,9 +74,10 @@ class Grants:
 
 
 def grants(ctx: ToolContext) -> Grants:
-    """The acting user's grants, memoised on the call's context: one query per call, however many
-    checks the tool makes. The acting user must be known, active and not locked, or the call is refused."""
-    memo = ctx.__dict__.get(_MEMO)
+    """The acting user's grants, memoised in the call's memo: one query for a run of reads, however many
+    checks they make (a write starts afresh). The acting user must be known, active and not locked, or the
+    call is refused."""
+    memo = ctx.memo.get(_MEMO)
     if memo is not None and memo.actor == ctx.actor:
         return memo
     if ctx.actor is None:
@@ -110,13 +111,13 @@ def grants(ctx: ToolContext) -> Grants:
         rights={org: {res: frozenset(a) for res, a in by.items()} for org, by in rights.items()},
         inactive=frozenset(inactive),
     )
-    ctx.__dict__[_MEMO] = memo
+    ctx.memo[_MEMO] = memo
     return memo
 
 
 def forget_grants(ctx: ToolContext) -> None:
     """Drop the memo, for a tool that changes the roles it was read from."""
-    ctx.__dict__.pop(_MEMO, None)
+    ctx.memo.pop(_MEMO, None)
 
 
 def acting_user(ctx: ToolContext) -> SysUser:
