@@ -35,6 +35,8 @@ def test_bench_reports_every_figure_and_ratio(tmp_path):
         "oracle episodes/s on 2 workers at 1x",
     }
     assert "| commerce | 1x | reset median / p95 (ms) |" in result.output
+    door = results["http"]["commerce"]  # the same read through the HTTP server, and 8 clients at once
+    assert door["call_direct_ms"] > 0 and door["call_http_ms"] > 0 and door["steps_per_second_8_clients"] > 0
 
 
 def test_the_baseline_does_the_same_work(tmp_path):

@@ -26,6 +26,9 @@ def bench(
     world: Annotated[list[str] | None, typer.Option(help="Worlds to measure (all by default)")] = None,
     out: Annotated[Path, typer.Option(help="Where the JSON results are written")] = Path("bench.json"),
     markdown: Annotated[bool, typer.Option("--markdown", help="Print Markdown tables (docs/performance.md)")] = False,
+    http: Annotated[
+        bool, typer.Option("--http/--no-http", help="Also measure the HTTP door: a call through it, 8 clients")
+    ] = True,
     json_output: JsonFlag = False,
 ) -> None:
     """Measure reset, tool calls, grading, throughput and memory beside the in-memory baseline."""
@@ -40,6 +43,8 @@ def bench(
         raise InvalidArgument("scales must be at least 1", error="invalid_scales")
     results = run_bench(chosen, budget, world)
     results["targets"] = targets(results)
+    if http:
+        results["http"] = _http_door(results, budget)
     out.write_text(json.dumps(results, indent=2) + "\n")
     if json_output:
         return _print_json(results)
@@ -56,4 +61,31 @@ def bench(
             t["world"], t["target"], str(t["value"]), str(t["limit"]), "yes" if t["met"] else "[red]no[/red]"
         )
     console.print(checks)
+    if results.get("http"):
+        door = Table(
+            "world", "call direct (ms)", "through HTTP (ms)", "added (ms)", "steps/s, 8 clients", title="http door"
+        )
+        for name, f in results["http"].items():
+            door.add_row(
+                name,
+                f"{f['call_direct_ms']:.3f}",
+                f"{f['call_http_ms']:.3f}",
+                f"{f['added_ms']:.3f}",
+                f"{f['steps_per_second_8_clients']:.0f}",
+            )
+        show_table(door)
     console.print(f"results written to {out}", highlight=False)
+
+
+def _http_door(results: dict, budget: float) -> dict:
+    """The HTTP door's figures for each measured world, on its bench task's read call (at 1x)."""
+    from ..evaluation.bench import Workload
+    from ..serve.bench import measure
+    from ..world import worlds
+
+    found = {}
+    for name in results["worlds"]:
+        load = Workload.of(worlds()[name])
+        if load is not None:
+            found[name] = measure(load.task.id, load.read, budget)
+    return found
