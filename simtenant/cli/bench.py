@@ -84,8 +84,8 @@ def _http_door(results: dict, budget: float) -> dict:
     from ..world import worlds
 
     found = {}
-    for name in results["worlds"]:
-        load = Workload.of(worlds()[name])
+    for name, measured in results["worlds"].items():
+        load = next((c for c in Workload.candidates(worlds()[name]) if c.task.id == measured["task"]), None)
         if load is not None:
             found[name] = measure(load.task.id, load.read, budget)
     return found
