@@ -316,3 +316,22 @@ def test_openenvs_client_is_told_what_is_wrong(tmp_path: Path) -> None:
             env.step({"code": "print(1)"})
     with running(create_app(tmp_path / "guarded", token="s3cret")) as url, pytest.raises(ConnectionError):
         client.GenericEnvClient(base_url=url).sync().connect()
+
+
+def test_steps_that_may_end_the_episode_are_known_before_they_run(tmp_path: Path) -> None:
+    """Those are graded at once (and run off the event loop, since grading may wait for the cache lock)."""
+    from simtenant.live import LiveEpisode
+    from simtenant.serve.http import _may_end
+
+    live = LiveEpisode(get_task(REFUND), tmp_path / "e.db", max_steps=3)
+    try:
+        lookup = {"tool": "orders_lookup", "args": {"order_id": "ORD-1005"}}
+        assert not _may_end(live, lookup) and not _may_end(live, {"action": lookup})
+        assert _may_end(live, {"tool": "finish", "args": {"answer": "x"}})
+        assert _may_end(live, {"service": "harness", "endpoint": "/finish", "method": "POST", "params": {}})
+        assert _may_end(live, {"message": "hello?"})
+        live.call("orders_lookup", {"order_id": "ORD-1005"})
+        live.call("orders_lookup", {"order_id": "ORD-1005"})
+        assert _may_end(live, lookup)  # the last turn of the budget
+    finally:
+        live.close()

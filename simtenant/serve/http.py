@@ -47,7 +47,7 @@ from ..errors import Conflict, InvalidArgument, NotFound, SimtenantError
 from ..grader.grade import check_reward_mode
 from ..tools import Tool
 from ..tools.engine.dispatch import Outcome
-from ..world import get_task, worlds
+from ..world import USER_TOOL, get_task, worlds
 from . import LOOPBACK_HOSTS, BearerToken, LiveEpisode, catalogue, serve_forever, tokens_of
 
 LOG = logging.getLogger("simtenant.serve")
@@ -342,6 +342,21 @@ def act(live: LiveEpisode, body: dict[str, Any]) -> dict[str, Any]:
     return observation(live, outcome)
 
 
+def _may_end(live: LiveEpisode, body: dict[str, Any]) -> bool:
+    """Whether a step could end the episode (and so be graded): its last turn, text (the operator may answer
+    ###STOP###), the operator's tool, or a tool that ends the episode, by name or by route."""
+    if live.episode.steps + 1 >= live.episode.max_steps:
+        return True
+    action = body.get("action", body)
+    if not isinstance(action, dict) or "message" in action:
+        return True
+    enders = [t for t in live.tools if t.ends or t.name == USER_TOOL]
+    if "tool" in action:
+        return any(t.name == action["tool"] for t in enders)
+    endpoint = "/" + str(action.get("endpoint", "")).strip().strip("/")
+    return any(t.path == endpoint for t in enders)
+
+
 def state(episode_id: str, live: LiveEpisode) -> dict[str, Any]:
     """An episode's state: its calls (step rewards where shown), the operator's messages and its grade."""
     calls = [o.to_dict(with_reward=live.shows_rewards) for o in list(live.outcomes)]
@@ -504,7 +519,10 @@ def create_app(
     async def step(request: Request) -> JSONResponse:
         body = await _body(request)
         episode_id, live = episodes.get(body.pop("episode_id", None), _client(request))
-        seen = act(live, body)  # on the loop: a call is ~1 ms of Python, which a thread would only queue behind the GIL
+        if _may_end(live, body):  # grading follows, which may wait for the cache lock: off the loop
+            seen = await run_in_threadpool(act, live, body)
+        else:  # on the loop: a call is ~1 ms of Python, which a thread would only queue behind the GIL
+            seen = act(live, body)
         # already plain JSON data: sent as it is, without FastAPI's encoder walking it again
         return JSONResponse(
             {"observation": seen, "reward": seen.get("reward"), "done": seen["done"], "episode_id": episode_id}
