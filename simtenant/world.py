@@ -13,7 +13,7 @@ from sqlalchemy import Table
 
 from .errors import NotFound
 from .schema import Base, metadata
-from .task import RubricComponent, Task, load_task
+from .task import Call, RubricComponent, Task, load_task
 from .tools import Tool, tools_of
 from .tools.engine.harness import STOP
 from .tools.engine.search import API, app_of, fetch_schema, is_endpoint
@@ -105,6 +105,12 @@ class World:
     def tool_map(self, with_user: bool = False) -> dict[str, Tool]:
         """Every tool an episode of this world takes, by name."""
         return {t.name: t for t in self.all_tools(with_user)}
+
+    def operation(self, call: Call) -> Tool | None:
+        """The tool a call runs (``api_fetch``: the operation it names); None for a name no tool has."""
+        endpoint = call.args.get("endpoint")
+        name = endpoint if call.tool == "api_fetch" and isinstance(endpoint, str) else call.tool
+        return self.tool_map(with_user=True).get(name)
 
     def connected(self, task: Task, tool: Tool) -> bool:
         """Whether ``task`` connects the app of ``tool``: every app when it names none; the harness and

@@ -26,18 +26,20 @@ from simtenant.world import World, all_tasks, get_world
 ID = re.compile(r"^([A-Z][A-Z0-9]*-)(\d+)$")
 
 
-def operation(call: Call) -> str:
-    """The operation a call runs: the tool, or for ``api_fetch`` the operation it names."""
-    return str(call.args.get("endpoint")) if call.tool == "api_fetch" else call.tool
+def operation(world: World, call: Call) -> str:
+    """The name of the operation a call runs (``api_fetch``: the one it names)."""
+    tool = world.operation(call)
+    return tool.name if tool is not None else call.tool
 
 
 def writes(world: World, call: Call) -> bool:
-    tool = next((t for t in world.tools if t.name == operation(call)), None)
-    return tool is not None and tool.writes and not tool.ends
+    tool = world.operation(call)
+    return tool is not None and tool.writes and not tool.ends and not tool.harness  # the world's own writes
 
 
 def _enums(world: World, call: Call) -> dict[str, list[Any]]:
-    tool = next(t for t in world.tools if t.name == operation(call))
+    tool = world.operation(call)
+    assert tool is not None
     schema = tool.arguments.model_json_schema()
     defs = schema.get("$defs", {})
     found = {}
@@ -110,10 +112,10 @@ def sweep() -> dict[str, tuple[Any, list[Call]]]:
         world, gold = get_world(task.world), gold_calls(task)
         cases[f"{task.id}:nothing"] = (task, [])
         for i, call in enumerate(gold):
-            if not writes(world, call) or (task.world, operation(call)) in seen:
+            if not writes(world, call) or (task.world, operation(world, call)) in seen:
                 continue
-            seen.add((task.world, operation(call)))
-            name = f"{task.id}:{operation(call)}"
+            seen.add((task.world, operation(world, call)))
+            name = f"{task.id}:{operation(world, call)}"
             cases[f"{name}:left-out"] = (task, gold[:i] + gold[i + 1 :])
             cases[f"{name}:twice"] = (task, [*gold[: i + 1], call, *gold[i + 1 :]])
             for kind, changed in perturbations(world, call).items():

@@ -321,17 +321,20 @@ def test_openenvs_client_is_told_what_is_wrong(tmp_path: Path) -> None:
 def test_steps_that_may_end_the_episode_are_known_before_they_run(tmp_path: Path) -> None:
     """Those are graded at once (and run off the event loop, since grading may wait for the cache lock)."""
     from simtenant.live import LiveEpisode
-    from simtenant.serve.http import _may_end
+    from simtenant.serve.http import may_end, parse_step
+
+    def ends(live: LiveEpisode, body: dict) -> bool:
+        return may_end(live, parse_step(body))
 
     live = LiveEpisode(get_task(REFUND), tmp_path / "e.db", max_steps=3)
     try:
         lookup = {"tool": "orders_lookup", "args": {"order_id": "ORD-1005"}}
-        assert not _may_end(live, lookup) and not _may_end(live, {"action": lookup})
-        assert _may_end(live, {"tool": "finish", "args": {"answer": "x"}})
-        assert _may_end(live, {"service": "harness", "endpoint": "/finish", "method": "POST", "params": {}})
-        assert _may_end(live, {"message": "hello?"})
+        assert not ends(live, lookup) and not ends(live, {"action": lookup})
+        assert ends(live, {"tool": "finish", "args": {"answer": "x"}})
+        assert ends(live, {"service": "harness", "endpoint": "/finish", "method": "POST", "params": {}})
+        assert ends(live, {"message": "hello?"})
         live.call("orders_lookup", {"order_id": "ORD-1005"})
         live.call("orders_lookup", {"order_id": "ORD-1005"})
-        assert _may_end(live, lookup)  # the last turn of the budget
+        assert ends(live, lookup)  # the last turn of the budget
     finally:
         live.close()

@@ -99,15 +99,9 @@ class Workload:
     def candidates(cls, world: World) -> Iterator[Workload]:
         """The first task with a write and a read of a record by its id (an operation run through
         ``api_fetch`` counts as the operation it names)."""
-        tools = {t.name: t for t in world.tools}
-
-        def operation(call: Call) -> Any:
-            name = call.args.get("endpoint") if call.tool == "api_fetch" else call.tool
-            return tools.get(str(name))
-
         for task in world.tasks.values():
             calls = [c for c in task.gold if c.tool != world.finish_tool]
-            kinds = [operation(c) for c in calls]
+            kinds = [op if op is not None and not op.harness else None for op in map(world.operation, calls)]
             write_at = next((i for i, op in enumerate(kinds) if op is not None and op.writes and not op.ends), None)
             # a read of a record by its id, or of the actor's own (no arguments: say, a business's inbox)
             reads = [

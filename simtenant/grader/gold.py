@@ -169,10 +169,8 @@ class FreeText:
 
 def writes(task: Task, call: Call) -> bool:
     """Whether a call writes (api_fetch: whether the operation it runs does)."""
-    tools = get_world(task.world).tool_map(with_user=True)
-    endpoint = call.args.get("endpoint")
-    name = endpoint if call.tool == "api_fetch" and isinstance(endpoint, str) else call.tool
-    return name in tools and tools[name].writes
+    tool = get_world(task.world).operation(call)
+    return tool is not None and tool.writes
 
 
 @dataclass(frozen=True)

@@ -330,31 +330,34 @@ def observation(live: LiveEpisode, outcome: Outcome | None = None, reset: bool =
     return {k: v for k, v in body.model_dump().items() if v is not None or k not in EXTRAS}
 
 
-def act(live: LiveEpisode, body: dict[str, Any]) -> dict[str, Any]:
-    """One step of an episode (the body of a /step, or of a WebSocket step): its observation."""
-    action = _parse_action(body.get("action", body))
-    if isinstance(action, MessageAction):
-        outcome = live.say(action.message)
-    elif isinstance(action, ToolAction):
-        outcome = live.call(action.tool, action.args)
-    else:
-        outcome = live.call(route(live.offered, action), action.params)
+Action = ToolAction | EndpointAction | MessageAction
+
+
+def parse_step(body: dict[str, Any]) -> Action:
+    """The action of a /step body (or of a WebSocket step): under ``action``, or its fields at the top level."""
+    return _parse_action(body.get("action", body))
+
+
+def act(live: LiveEpisode, action: Action) -> dict[str, Any]:
+    """One step of an episode: its observation."""
+    outcome = live.say(action.message) if isinstance(action, MessageAction) else live.call(*_called(live, action))
     return observation(live, outcome)
 
 
-def _may_end(live: LiveEpisode, body: dict[str, Any]) -> bool:
+def _called(live: LiveEpisode, action: ToolAction | EndpointAction) -> tuple[str, Any]:
+    """The tool an action calls, by name or by route, and its arguments."""
+    if isinstance(action, ToolAction):
+        return action.tool, action.args
+    return route(live.offered, action), action.params
+
+
+def may_end(live: LiveEpisode, action: Action) -> bool:
     """Whether a step could end the episode (and so be graded): its last turn, text (the operator may answer
-    ###STOP###), the operator's tool, or a tool that ends the episode, by name or by route."""
-    if live.episode.steps + 1 >= live.episode.max_steps:
+    ###STOP###), the operator's tool, or a tool that ends the episode."""
+    if live.episode.steps + 1 >= live.episode.max_steps or isinstance(action, MessageAction):
         return True
-    action = body.get("action", body)
-    if not isinstance(action, dict) or "message" in action:
-        return True
-    enders = [t for t in live.tools if t.ends or t.name == USER_TOOL]
-    if "tool" in action:
-        return any(t.name == action["tool"] for t in enders)
-    endpoint = "/" + str(action.get("endpoint", "")).strip().strip("/")
-    return any(t.path == endpoint for t in enders)
+    tool = live.episode.tools.get(_called(live, action)[0])
+    return tool is not None and (tool.ends or tool.name == USER_TOOL)
 
 
 def state(episode_id: str, live: LiveEpisode) -> dict[str, Any]:
@@ -419,16 +422,17 @@ async def _body(request: Request) -> dict[str, Any]:
     """The request's JSON body: only with a JSON content type (a web page cannot send one without asking
     first), at most ``MAX_BODY_BYTES``, within ``BODY_SECONDS``."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    too_large = InvalidArgument(f"the body is over {MAX_BODY_BYTES} bytes", error="body_too_large", code=413)
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise InvalidArgument(f"the body is over {MAX_BODY_BYTES} bytes", error="body_too_large", code=413)
+        raise too_large
     chunks, size = [], 0
     try:
         async with asyncio.timeout(BODY_SECONDS):
             async for chunk in request.stream():
                 size += len(chunk)
                 if size > MAX_BODY_BYTES:
-                    raise InvalidArgument(f"the body is over {MAX_BODY_BYTES} bytes", error="body_too_large", code=413)
+                    raise too_large
                 chunks.append(chunk)
     except TimeoutError:
         raise InvalidArgument(
@@ -519,10 +523,11 @@ def create_app(
     async def step(request: Request) -> JSONResponse:
         body = await _body(request)
         episode_id, live = episodes.get(body.pop("episode_id", None), _client(request))
-        if _may_end(live, body):  # grading follows, which may wait for the cache lock: off the loop
-            seen = await run_in_threadpool(act, live, body)
+        action = parse_step(body)
+        if may_end(live, action):  # grading follows, which may wait for the cache lock: off the loop
+            seen = await run_in_threadpool(act, live, action)
         else:  # on the loop: a call is ~1 ms of Python, which a thread would only queue behind the GIL
-            seen = act(live, body)
+            seen = act(live, action)
         # already plain JSON data: sent as it is, without FastAPI's encoder walking it again
         return JSONResponse(
             {"observation": seen, "reward": seen.get("reward"), "done": seen["done"], "episode_id": episode_id}
@@ -584,7 +589,7 @@ async def serve_socket(socket: WebSocket, episodes: Episodes) -> None:
                 elif kind in ("step", "state") and current is None:
                     raise NotFound("no episode yet: send a reset first", error="no_episode")
                 elif kind == "step":
-                    seen = await run_in_threadpool(act, current[1], data)
+                    seen = await run_in_threadpool(act, current[1], parse_step(data))
                     reply = {
                         "type": "observation",
                         "data": {"observation": seen, "reward": seen.get("reward"), "done": seen["done"]},

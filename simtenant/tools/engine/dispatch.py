@@ -197,7 +197,7 @@ def _did_you_mean(episode: Served, name: str) -> str:
 
 
 MAX_DEPTH = 32  # no tool takes arguments nested deeper
-INT_RANGE = range(-(2**63), 2**63)  # SQLite's integers
+INT64 = 2**63  # SQLite's integers are in [-INT64, INT64)
 
 
 def _as_json_object(args: Any) -> dict[str, Any]:
@@ -220,7 +220,7 @@ def _not_storable(value: Any, depth: int) -> str | None:
     elif isinstance(value, bool) or value is None:
         return None
     elif isinstance(value, int):
-        return None if value in INT_RANGE else "an integer beyond 64 bits"
+        return None if -INT64 <= value < INT64 else "an integer beyond 64 bits"
     elif isinstance(value, float):
         return None if math.isfinite(value) else "a number that is not finite"
     elif isinstance(value, str):
@@ -270,9 +270,6 @@ def invoke(context: ToolContext, tool: Tool, args: dict[str, Any]) -> Any:
         if _too_large(getattr(validated, name)):
             raise InvalidArgument(f"{name}: a whole number beyond the 64-bit range", error="invalid_arguments")
     return tool.fn(context, **{field: getattr(validated, field) for field in type(validated).model_fields})
-
-
-INT64 = 2**63
 
 
 def _too_large(value: Any) -> bool:
