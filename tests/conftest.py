@@ -93,6 +93,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         session.config.workeroutput["tallies"] = json.dumps(_local_tallies())
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: the suite also runs without it (-p no:xdist)
 def pytest_testnodedown(node: Any, error: Any) -> None:
     _merge(MERGED, json.loads(node.workeroutput.get("tallies", "{}")))
 

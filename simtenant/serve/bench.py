@@ -1,7 +1,7 @@
 """What the HTTP door adds to a call, for ``simtenant bench``: the same read call played directly and
 through the server on a keep-alive connection (Python's own ``http.client``, as trainers and OpenEnv's
-HTTP clients talk), measured alternately in one run; and the steps a second one server answers to 8 clients
-in processes of their own."""
+HTTP clients talk), measured alternately in one run; and the steps per second one server answers to 8
+clients in processes of their own."""
 
 from __future__ import annotations
 
