@@ -10,7 +10,10 @@ from typing import Any
 
 import pytest
 
+from simtenant.db import open_readonly
 from simtenant.episode import Episode
+from simtenant.grader.checks import Played
+from simtenant.grader.grade import EpisodeFile
 from simtenant.task import Task
 
 
@@ -81,3 +84,11 @@ def rows(path: Path | str, query: str, *params: Any) -> list[tuple]:
         return connection.execute(query, params).fetchall()
     finally:
         connection.close()
+
+
+def played(path: Path | None = None, answer: str | None = None, calls: list[Any] | None = None) -> Played:
+    """What a check reads of an episode: the file at ``path`` (its database and conversation; an empty
+    database without one), with ``answer`` and ``calls``."""
+    if path is None:
+        return Played(sqlite3.connect(":memory:"), answer, list(calls or []))
+    return Played(open_readonly(path), answer, list(calls or []), EpisodeFile.read(path).messages)

@@ -73,6 +73,16 @@ def test_sheets_results_name_the_spreadsheets_and_worksheets(episode):
     assert "spreadsheets" not in crm
 
 
+def test_a_search_names_the_spreadsheets_once_and_a_bounded_number_of_them(tmp_path):
+    # at 10x the world has 50 spreadsheets: the answer must not grow with them, nor repeat them per result
+    with Episode.start(task(), tmp_path / "e.db", scale=10) as scaled:
+        results = ok(scaled, "api_search", {"query": "read the rows of a worksheet", "top_k": 5})["results"]
+    sheets = [r for r in results if r["app"] == "sheets"]
+    assert len(sheets) >= 2 and [("spreadsheets" in r) for r in sheets] == [True] + [False] * (len(sheets) - 1)
+    assert len(sheets[0]["spreadsheets"]) == 20 and sheets[0]["spreadsheets"][0]["id"] == "SS-001"
+    assert sheets[0]["more_spreadsheets"].startswith("30 more")
+
+
 def test_search_results_carry_the_schemas_of_path_query_and_body(episode):
     (first,) = ok(episode, "api_search", {"query": "move a deal to another stage", "top_k": 1})["results"]
     assert first["endpoint"] == "crm_move_deal_stage" and first["method"] == "POST"

@@ -9,10 +9,12 @@ from typer.testing import CliRunner
 
 from simtenant import seeds
 from simtenant.cli import app
-from simtenant.evaluation.bench import InMemoryWorld, Workload
+from simtenant.episode import Episode
+from simtenant.evaluation.bench import Floor, InMemoryWorld, Workload, read_target
 from simtenant.world import get_world, worlds
 
 FIGURES = ("reset", "read_call", "write_call", "grade")
+FLOORS = ("copy_and_open", "floor_raw_select", "floor_recorded_select", "floor_recorded_update")
 
 
 def test_bench_reports_every_figure_and_ratio(tmp_path):
@@ -29,14 +31,23 @@ def test_bench_reports_every_figure_and_ratio(tmp_path):
             assert figures[side][figure]["p95_ms"] >= figures[side][figure]["median_ms"]
         assert set(figures[side]["episodes_per_second"]) == {"1", "2"}
         assert figures[side]["memory_kib_per_episode"] != 0
+    assert all(figures["simtenant"][floor]["median_ms"] > 0 for floor in FLOORS)  # measured in the same run
     assert set(figures["ratios"]) >= {*FIGURES, "episodes_per_second_1", "episodes_per_second_2", "memory"}
     assert {t["target"] for t in results["targets"]} >= {
         "indexed lookup call median at 1x (ms)",
         "oracle episodes/s on 2 workers at 1x",
+        "read call / recorded select at 1x",
+        "write call / recorded update at 1x",
+        "reset / copy+open at 1x",
+        "grade / reset at 1x",
+        "the HTTP door's added time a call, keep-alive (ms)",
+        "steps/s one server answers 8 clients",
     }
     assert "| commerce | 1x | reset median / p95 (ms) |" in result.output
+    assert "| commerce | 1x | floor: update + _calls insert + commit (ms) |" in result.output
     door = results["http"]["commerce"]  # the same read through the HTTP server, and 8 clients at once
     assert door["call_direct_ms"] > 0 and door["call_http_ms"] > 0 and door["steps_per_second_8_clients"] > 0
+    assert "| commerce | `commerce/billing-discrepancy` |" in result.output  # the door's table, in Markdown too
 
 
 def test_the_baseline_does_the_same_work(tmp_path):
@@ -70,3 +81,25 @@ def test_every_world_has_a_workload_the_bench_can_measure(world_name):
     table, key = world.read_target
     assert key in world.reset()[table] and world.write_rows
     assert world.episode(load) is True
+
+
+@pytest.mark.parametrize("world_name", sorted(worlds()))
+def test_every_world_has_a_floor_the_bench_can_measure(world_name, tmp_path):
+    """The floor under the read call (its record's select, recorded, and a recorded update of it) runs on a
+    copy of the episode, leaving one more call recorded each time and the record changed nowhere else."""
+    load = Workload.of(get_world(world_name))
+    assert load is not None
+    with Episode.start(load.task, tmp_path / "e.db") as episode:
+        assert episode.call(load.read.tool, load.read.args).ok
+        table, key = read_target(load.world, load.read, load.task.actor, episode.connection.connection.dbapi_connection)
+        floor = Floor(episode.path, tmp_path / "floor.db", table, key)
+    try:
+        before = floor.seq
+        floor.raw_select()
+        floor.recorded_select()
+        floor.recorded_update()
+        assert floor.connection.execute("SELECT max(seq) FROM _calls").fetchone() == (before + 2,)
+        logged = floor.connection.execute("SELECT tbl, pk FROM _changes").fetchall()
+        assert logged == [(table.name, json.dumps([key]))]  # the update's trigger fired, as a tool's write does
+    finally:
+        floor.close()

@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from support import played
 
 from simtenant.grader import grade
 from simtenant.grader.checks import RecordedCall, run_check
@@ -90,13 +91,13 @@ def play(start_episode):
     ],
 )
 def test_answer_check(facts, answer, passed, detail):
-    result = run_check(AnswerCheck(kind="answer", name="facts", facts=facts), Path("unused.db"), answer, [])
+    result = run_check(AnswerCheck(kind="answer", name="facts", facts=facts), played(answer=answer))
     assert (result.passed, result.detail, result.kind) == (passed, detail, "answer")
 
 
 def test_answer_check_of_no_answer_fails():
     check = AnswerCheck(kind="answer", name="facts", facts=["delivered"])
-    assert not run_check(check, Path("unused.db"), None, []).passed
+    assert not run_check(check, played()).passed
 
 
 # --- the predicate language --------------------------------------------------------------------
@@ -238,7 +239,7 @@ BEFORE = BeforeCheck(
     ],
 )
 def test_before_check(calls, passed):
-    assert run_check(BEFORE, Path("unused.db"), "", calls).passed is passed
+    assert run_check(BEFORE, played(calls=calls)).passed is passed
 
 
 @pytest.mark.parametrize(
@@ -259,7 +260,7 @@ def test_forbid_check(calls, passed, detail):
     check = ForbidCheck(
         kind="forbid", name="no-refund", call=CallMatcher(tool="orders_process_refund", args={"order_id": "ORD-1005"})
     )
-    result = run_check(check, Path("unused.db"), "", calls)
+    result = run_check(check, played(calls=calls))
     assert (result.passed, result.detail) == (passed, detail)
 
 
@@ -275,9 +276,7 @@ def test_forbid_check(calls, passed, detail):
     ],
 )
 def test_no_duplicates_check(calls, passed):
-    assert (
-        run_check(NoDuplicatesCheck(kind="no_duplicates", name="once"), Path("unused.db"), "", calls).passed is passed
-    )
+    assert run_check(NoDuplicatesCheck(kind="no_duplicates", name="once"), played(calls=calls)).passed is passed
 
 
 @pytest.mark.parametrize(
@@ -293,13 +292,13 @@ def test_no_duplicates_check(calls, passed):
 )
 def test_sql_check_on_an_episode(play, calls, query, expect, passed):
     path, _ = play(REFUND_TASK, calls)
-    result = run_check(SqlCheck(kind="sql", name="q", query=query, expect=expect), path, None, [])
+    result = run_check(SqlCheck(kind="sql", name="q", query=query, expect=expect), played(path))
     assert result.passed is passed
 
 
 def test_sql_check_reports_a_failing_query(play):
     path, _ = play(REFUND_TASK, [])
-    result = run_check(SqlCheck(kind="sql", name="q", query="SELECT nope FROM nowhere", expect=[]), path, None, [])
+    result = run_check(SqlCheck(kind="sql", name="q", query="SELECT nope FROM nowhere", expect=[]), played(path))
     assert not result.passed
     assert result.detail.startswith("query failed: no such table: nowhere")
 
@@ -308,7 +307,7 @@ def test_sql_check_cannot_write(play, world_rows):
     path, _ = play(REFUND_TASK, [])
     before = world_rows(path)
     check = SqlCheck(kind="sql", name="q", query="DELETE FROM refunds", expect=[])
-    assert not run_check(check, path, None, []).passed
+    assert not run_check(check, played(path)).passed
     assert world_rows(path) == before
 
 

@@ -36,6 +36,9 @@ from simtenant.world import get_task
 
 task, path, marker, before = get_task(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
 episode = Episode.start(task, path)
+# the journal mode every episode runs in: kept between calls, its header zeroed at each commit
+assert episode.connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "persist"
+episode.connection.rollback()
 for call in task.gold[:before]:
     assert episode.call(call.tool, call.args).ok
 writes = 0

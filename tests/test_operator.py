@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from support import played
+
 from simtenant.episode import Episode
 from simtenant.grader.checks import run_check
 from simtenant.task import Operator, OperatorFact, ToldUserCheck
@@ -80,9 +82,9 @@ def test_told_user_checks_read_the_agent_messages(tmp_path):
     with start(tmp_path) as episode:
         episode.call("send_message_to_user", {"message": "I cannot refund more than $49.99 for that item."})
     told = ToldUserCheck(kind="told_user", name="amount", facts=["49.99", ["cannot", "unable"]])
-    assert run_check(told, episode.path, None, []).passed
+    assert run_check(told, played(episode.path)).passed
     missing = ToldUserCheck(kind="told_user", name="amount", facts=["99.00"])
-    result = run_check(missing, episode.path, None, [])
+    result = run_check(missing, played(episode.path))
     assert not result.passed and "99.00" in result.detail
 
 

@@ -32,8 +32,8 @@ def bench(
     json_output: JsonFlag = False,
 ) -> None:
     """Measure reset, tool calls, grading, throughput and memory beside the in-memory baseline."""
+    from ..evaluation.bench import http_rows, report_rows, run_bench, targets
     from ..evaluation.bench import markdown as markdown_tables
-    from ..evaluation.bench import report_rows, run_bench, targets
 
     try:
         chosen = tuple(int(s) for s in scales.split(","))
@@ -42,9 +42,9 @@ def bench(
     if not chosen or min(chosen) < 1:
         raise InvalidArgument("scales must be at least 1", error="invalid_scales")
     results = run_bench(chosen, budget, world)
-    results["targets"] = targets(results)
     if http:
         results["http"] = _http_door(results, budget)
+    results["targets"] = targets(results)
     out.write_text(json.dumps(results, indent=2) + "\n")
     if json_output:
         return _print_json(results)
@@ -63,16 +63,16 @@ def bench(
     console.print(checks)
     if results.get("http"):
         door = Table(
-            "world", "call direct (ms)", "through HTTP (ms)", "added (ms)", "steps/s, 8 clients", title="http door"
+            "world",
+            "task",
+            "call direct (ms)",
+            "through HTTP (ms)",
+            "added (ms)",
+            "steps/s, 8 clients",
+            title="http door",
         )
-        for name, f in results["http"].items():
-            door.add_row(
-                name,
-                f"{f['call_direct_ms']:.3f}",
-                f"{f['call_http_ms']:.3f}",
-                f"{f['added_ms']:.3f}",
-                f"{f['steps_per_second_8_clients']:.0f}",
-            )
+        for row in http_rows(results):
+            door.add_row(*row)
         show_table(door)
     console.print(f"results written to {out}", highlight=False)
 

@@ -11,16 +11,19 @@ scored assertions that hold. Queries are built from the world's own table and co
 from __future__ import annotations
 
 import sqlite3
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Table
 
-from ..db import open_readonly
+from ..db import open_readonly, reading_unchanging
 from ..errors import TaskError
 from ..facts import missing_facts
 from ..task import Assertion
+
+Reader = sqlite3.Connection | sqlite3.Cursor  # what queries are run on
 
 CONDITIONS = {"contains", "in", "not", "null", "states"}
 
@@ -65,7 +68,7 @@ def _condition(table: Table, column: str, expected: Any) -> tuple[str, list[Any]
     return f"{quoted} IS ?", [expected]
 
 
-def _matching(database: sqlite3.Connection, table: Table, where: dict[str, Any]) -> list[sqlite3.Row]:
+def _matching(database: Reader, table: Table, where: dict[str, Any]) -> list[sqlite3.Row]:
     clauses, parameters = ["1 = 1"], []
     stated: dict[str, list[Any]] = {}  # column -> facts its text must state (checked here, not in SQL)
     for column, expected in where.items():
@@ -82,7 +85,7 @@ def _matching(database: sqlite3.Connection, table: Table, where: dict[str, Any])
     return [r for r in rows if all(not missing_facts(r[c], facts) for c, facts in stated.items())]
 
 
-def holds(assertion: Assertion, database: sqlite3.Connection, tables: dict[str, Table]) -> tuple[bool, str]:
+def holds(assertion: Assertion, database: Reader, tables: dict[str, Table]) -> tuple[bool, str]:
     """Whether the assertion holds in ``database``, and what was found."""
     table = tables.get(assertion.table)
     if table is None:
@@ -109,15 +112,23 @@ def holds(assertion: Assertion, database: sqlite3.Connection, tables: dict[str, 
 
 
 def grade_assertions(
-    assertions: list[Assertion], start: Path, final: Path, tables: list[Table]
+    assertions: list[Assertion],
+    start: Path,
+    final: Path,
+    tables: list[Table],
+    connection: sqlite3.Connection | None = None,
 ) -> tuple[float, list[AssertionResult]]:
-    """Partial credit (1.0 when nothing is scored) and every assertion's result."""
+    """Partial credit (1.0 when nothing is scored) and every assertion's result; ``start`` is a snapshot
+    (read through a kept connection), ``final`` the episode (through ``connection`` where one is open)."""
     by_name = {t.name: t for t in tables}
     results = []
-    before_db = open_readonly(start)
-    after_db = open_readonly(final)
-    before_db.row_factory = after_db.row_factory = sqlite3.Row
-    try:
+    with ExitStack() as stack:
+        if connection is None:
+            connection = open_readonly(final)
+            stack.callback(connection.close)
+        before_db = stack.enter_context(reading_unchanging(start)).cursor()
+        after_db = connection.cursor()
+        before_db.row_factory = after_db.row_factory = sqlite3.Row
         for assertion in assertions:
             try:
                 held, _ = holds(assertion, before_db, by_name)
@@ -126,9 +137,6 @@ def grade_assertions(
                 raise TaskError(f"assertion {assertion.name}: {exc}") from None
             scored = not assertion.guard or not now  # a guard counts only when broken
             results.append(AssertionResult(assertion.name, assertion.kind, held, now, scored, detail))
-    finally:
-        before_db.close()
-        after_db.close()
     counted = [r for r in results if r.scored]
     credit = sum(r.holds for r in counted) / len(counted) if counted else 1.0
     return round(credit, 6), results

@@ -4,11 +4,9 @@ final answer, and rules over the trajectory."""
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..db import open_readonly
 from ..facts import Fact, missing_facts
 from ..task import (
     AnswerCheck,
@@ -64,31 +62,29 @@ class CheckResult:
         }
 
 
+@dataclass
+class Played:
+    """What checks read of an episode: its final database (an open read-only connection), its answer,
+    calls and conversation (role, content)."""
+
+    database: sqlite3.Connection
+    answer: str | None
+    calls: list[RecordedCall]
+    messages: list[tuple[str, str]] = field(default_factory=list)
+
+
 def run_check(
-    check: Check,
-    database: Path,
-    answer: str | None,
-    calls: list[RecordedCall],
-    judge: JudgeConfig | None = None,
-    judgments: list[Judgment] | None = None,
+    check: Check, played: Played, judge: JudgeConfig | None = None, judgments: list[Judgment] | None = None
 ) -> CheckResult:
     """One check's result; a judge check asks ``judge`` and adds its verdict to ``judgments``."""
     if isinstance(check, JudgeCheck):
-        return _judge(check, database, answer or "", judge, judgments)
-    passed, detail = _RUNNERS[type(check)](check, database, answer or "", calls)
+        return _judge(check, played, judge, judgments)
+    passed, detail = _RUNNERS[type(check)](check, played)
     return CheckResult(check.name, check.kind, passed, detail)
 
 
-def _conversation(database: Path) -> list[tuple[str, str]]:
-    connection = open_readonly(database)
-    try:
-        return list(connection.execute("SELECT role, content FROM _messages ORDER BY seq"))
-    finally:
-        connection.close()
-
-
 def _judge(
-    check: JudgeCheck, database: Path, answer: str, judge: JudgeConfig | None, judgments: list[Judgment] | None
+    check: JudgeCheck, played: Played, judge: JudgeConfig | None, judgments: list[Judgment] | None
 ) -> CheckResult:
     def result(passed: bool | None, detail: str) -> CheckResult:
         return CheckResult(check.name, check.kind, passed, detail)
@@ -96,8 +92,8 @@ def _judge(
     if judge is None:
         return result(None, "skipped: no judge configured")
     speakers = {"agent": "AGENT", "user": "OPERATOR"}
-    lines = [f"{speakers[role]}: {content}" for role, content in _conversation(database)]
-    material = "\n".join([*lines, f"FINAL ANSWER: {answer}"])
+    lines = [f"{speakers[role]}: {content}" for role, content in played.messages]
+    material = "\n".join([*lines, f"FINAL ANSWER: {played.answer or ''}"])
     try:
         verdict, reasoning = ask(judge, ASSERTION.format(assertion=check.assertion), material)
     except JudgeError as exc:
@@ -107,23 +103,20 @@ def _judge(
     return result(verdict == "good", f"judge {judge.model}: {verdict}: {reasoning}")
 
 
-def _sql(check: SqlCheck, database: Path, _answer: str, _calls: list[RecordedCall]) -> tuple[bool, str]:
-    connection = open_readonly(database)
+def _sql(check: SqlCheck, played: Played) -> tuple[bool, str]:
     try:
-        rows = [list(r) for r in connection.execute(check.query)]
+        rows = [list(r) for r in played.database.execute(check.query)]
     except sqlite3.Error as exc:
         return False, f"query failed: {exc}"
-    finally:
-        connection.close()
     return rows == check.expect, f"rows {rows}, expected {check.expect}"
 
 
-def _answer(check: AnswerCheck, _database: Path, answer: str, _calls: list[RecordedCall]) -> tuple[bool, str]:
-    return _stated(check.facts, answer)
+def _answer(check: AnswerCheck, played: Played) -> tuple[bool, str]:
+    return _stated(check.facts, played.answer or "")
 
 
-def _told_user(check: ToldUserCheck, database: Path, _answer: str, _calls: list[RecordedCall]) -> tuple[bool, str]:
-    said = [content for role, content in _conversation(database) if role == "agent"]
+def _told_user(check: ToldUserCheck, played: Played) -> tuple[bool, str]:
+    said = [content for role, content in played.messages if role == "agent"]
     return _stated(check.facts, "\n".join(said))
 
 
@@ -136,7 +129,8 @@ def _matching(calls: list[RecordedCall], matcher: Any) -> list[RecordedCall]:
     return [c for c in calls if call_matches(matcher, c.tool, c.args, c.ok, c.result)]
 
 
-def _before(check: BeforeCheck, _database: Path, _answer: str, calls: list[RecordedCall]) -> tuple[bool, str]:
+def _before(check: BeforeCheck, played: Played) -> tuple[bool, str]:
+    calls = played.calls
     then = _matching(calls, check.then)
     if not then:
         return True, "no call it constrains"
@@ -146,17 +140,15 @@ def _before(check: BeforeCheck, _database: Path, _answer: str, calls: list[Recor
     )
 
 
-def _forbid(check: ForbidCheck, _database: Path, _answer: str, calls: list[RecordedCall]) -> tuple[bool, str]:
-    found = _matching(calls, check.call)
+def _forbid(check: ForbidCheck, played: Played) -> tuple[bool, str]:
+    found = _matching(played.calls, check.call)
     return not found, f"forbidden call at {', '.join(str(c.seq) for c in found)}" if found else "none made"
 
 
-def _no_duplicates(
-    _check: NoDuplicatesCheck, _database: Path, _answer: str, calls: list[RecordedCall]
-) -> tuple[bool, str]:
+def _no_duplicates(_check: NoDuplicatesCheck, played: Played) -> tuple[bool, str]:
     seen: set[tuple[str, str]] = set()
     repeated = []
-    for call in calls:
+    for call in played.calls:
         if (call.tool, call.args_json) in seen:
             repeated.append(call.seq)
         seen.add((call.tool, call.args_json))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
@@ -34,7 +35,7 @@ from typing import Any
 
 from sqlalchemy import Integer, Table
 
-from ..db import open_readonly, readonly_uri
+from ..db import open_readonly, reading_unchanging, readonly_uri
 from ..errors import InvalidArgument
 from ..facts import Fact, fact_kind, missing_facts, states_fact
 
@@ -207,6 +208,19 @@ def _compare_cells(text: TextGrading, cell: CellKey, base: Any, expected: Any, a
     return f"cells {'; '.join(wrong)}" if wrong else None
 
 
+class _Sources:
+    """Where each of the three databases is read: ``main`` (the actual one), ``exp`` and ``base``; each
+    name is a connection and the schema that names the database on it."""
+
+    def __init__(self, found: dict[str, tuple[sqlite3.Connection, str]]) -> None:
+        self.found = found
+
+    def execute(self, name: str, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
+        """Run ``sql`` on database ``name``, its ``{db}`` replaced by that database's schema."""
+        connection, schema = self.found[name]
+        return connection.execute(sql.format(db=schema), list(parameters))
+
+
 def diff_databases(
     expected: Path,
     actual: Path,
@@ -214,65 +228,94 @@ def diff_databases(
     base: Path | None = None,
     full: bool = False,
     text: TextGrading | None = None,
+    connection: sqlite3.Connection | None = None,
 ) -> DiffResult:
     """Differences of ``actual`` against ``expected``, both grown from ``base``.
 
     Free text is compared by ``text`` (by default: by facts, with none declared).
     Without a base, ``expected`` serves as one: every row is aligned by key. The rows compared
     are those the two databases' ``_changes`` name (kept by the snapshot's triggers); with
-    ``full``, or when either database has no triggers, every table is scanned instead.
+    ``full``, or when either database has no triggers, every table is scanned instead (with both
+    attached to ``actual``'s connection, for EXCEPT across them). ``connection`` is an open read-only
+    connection to ``actual`` to use (a grade reads the episode through one); expected and base files
+    never change once written, so they are read through kept connections (``db.reading_unchanging``).
     """
-    connection = open_readonly(actual)
+    own = connection is None
     try:
-        connection.execute("ATTACH DATABASE ? AS exp", (readonly_uri(expected),))
-        connection.execute("ATTACH DATABASE ? AS base", (readonly_uri(base or expected),))
-        result = DiffResult()
-        aligned: dict[str, dict[Key, Key | None]] = {}
-        specs = [_TableSpec.of(table) for table in tables if table.info.get("graded") is not False]
-        tracked = None if full or base is None else _tracked_keys(connection)
-        if tracked is not None:
-            result.scanned_because = _untrusted_log(connection, specs, tracked)
-            tracked = None if result.scanned_because else tracked
-        text = text or TextGrading()
-        for spec in specs:
-            keys = _scanned_keys(connection, spec) if tracked is None else tracked.get(spec.table.name, set())
-            _diff_table(connection, spec, keys, aligned, result, text)
-        return result
-    except sqlite3.DatabaseError as exc:
+        with ExitStack() as stack:
+            if connection is None:
+                connection = open_readonly(actual)
+                stack.callback(connection.close)
+            exp = stack.enter_context(reading_unchanging(expected))
+            old = stack.enter_context(reading_unchanging(base or expected))
+            sources = _Sources({"main": (connection, "main"), "exp": (exp, "main"), "base": (old, "main")})
+            return _diff(sources, connection, expected, base, full, text, tables, own)
+    except (sqlite3.DatabaseError, OSError) as exc:
         raise InvalidArgument(
             f"cannot diff {expected} and {actual}: not tenant databases of the same schema ({exc})",
             error="not_a_database",
         ) from None
+
+
+def _diff(
+    sources: _Sources,
+    connection: sqlite3.Connection,
+    expected: Path,
+    base: Path | None,
+    full: bool,
+    text: TextGrading | None,
+    tables: Iterable[Table],
+    own: bool,
+) -> DiffResult:
+    result = DiffResult()
+    aligned: dict[str, dict[Key, Key | None]] = {}
+    specs = [_TableSpec.of(table) for table in tables if table.info.get("graded") is not False]
+    tracked = None if full or base is None else _tracked_keys(sources)
+    if tracked is not None:
+        result.scanned_because = _untrusted_log(sources, specs, tracked)
+        tracked = None if result.scanned_because else tracked
+    text = text or TextGrading()
+    if tracked is None:  # scanned: EXCEPT needs all three on one connection
+        connection.execute("ATTACH DATABASE ? AS exp", (readonly_uri(expected),))
+        connection.execute("ATTACH DATABASE ? AS base", (readonly_uri(base or expected),))
+        sources = _Sources({name: (connection, name) for name in ("main", "exp", "base")})
+    try:
+        for spec in specs:
+            keys = _scanned_keys(connection, spec) if tracked is None else tracked.get(spec.table.name, set())
+            _diff_table(sources, spec, keys, aligned, result, text)
     finally:
-        connection.close()
+        if tracked is None and not own:  # the caller's connection is left as it came
+            connection.execute("DETACH DATABASE exp")
+            connection.execute("DETACH DATABASE base")
+    return result
 
 
-def _tracked_keys(connection: sqlite3.Connection) -> dict[str, set[Key]] | None:
+def _tracked_keys(sources: _Sources) -> dict[str, set[Key]] | None:
     """Keys of the rows either database changed, from ``_changes``; None if either keeps no record."""
-    for schema in ("main", "exp"):
-        triggers = f"SELECT count(*) FROM {schema}.sqlite_master WHERE type = 'trigger' AND name LIKE '_track_%'"
-        if not connection.execute(triggers).fetchone()[0]:
-            return None
+    triggers = "SELECT count(*) FROM {db}.sqlite_master WHERE type = 'trigger' AND name LIKE '_track_%'"
+    if not all(sources.execute(name, triggers).fetchone()[0] for name in ("main", "exp")):
+        return None
     keys: dict[str, set[Key]] = {}
-    for table, pk in connection.execute("SELECT tbl, pk FROM main._changes UNION SELECT tbl, pk FROM exp._changes"):
-        keys.setdefault(table, set()).add(tuple(json.loads(pk)))
+    for name in ("main", "exp"):
+        for table, pk in sources.execute(name, "SELECT tbl, pk FROM {db}._changes"):
+            keys.setdefault(table, set()).add(tuple(json.loads(pk)))
     return keys
 
 
-def _untrusted_log(connection: sqlite3.Connection, specs: list[_TableSpec], tracked: dict[str, set[Key]]) -> str | None:
+def _untrusted_log(sources: _Sources, specs: list[_TableSpec], tracked: dict[str, set[Key]]) -> str | None:
     """Why the episode's change log cannot be trusted to name every row it wrote (None when it can): its
     triggers differ from the snapshot's, or a table holds more or fewer rows outside the logged keys than
     the snapshot does (a row written and its log entry deleted). Row counts come from the tables' b-trees,
     so the check costs little; a hidden update that keeps counts needs the guard triggers dropped first."""
-    triggers = "SELECT name, sql FROM {}.sqlite_master WHERE type = 'trigger' ORDER BY name"
-    if connection.execute(triggers.format("main")).fetchall() != connection.execute(triggers.format("base")).fetchall():
+    triggers = "SELECT name, sql FROM {db}.sqlite_master WHERE type = 'trigger' ORDER BY name"
+    if sources.execute("main", triggers).fetchall() != sources.execute("base", triggers).fetchall():
         return "its change-log triggers differ from the snapshot's"
-    for spec in specs:
+    # every table's count in one statement per database
+    counts = "SELECT " + ", ".join(f'(SELECT count(*) FROM {{db}}."{spec.table.name}")' for spec in specs)
+    totals = {name: sources.execute(name, counts).fetchone() for name in ("main", "base")}
+    for index, spec in enumerate(specs):
         keys = sorted(tracked.get(spec.table.name, set()), key=repr)
-        outside = []
-        for schema in ("main", "base"):
-            total = connection.execute(f'SELECT count(*) FROM {schema}."{spec.table.name}"').fetchone()[0]
-            outside.append(total - len(_fetch(connection, spec, schema, keys)))
+        outside = [totals[name][index] - len(_fetch(sources, spec, name, keys)) for name in ("main", "base")]
         if outside[0] != outside[1]:
             return f"{spec.table.name} has {outside[0] - outside[1]:+d} rows its change log does not name"
     return None
@@ -293,9 +336,11 @@ def _except_keys(connection: sqlite3.Connection, spec: _TableSpec, left: str, ri
     return {tuple(row[i] for i in pk_positions) for row in connection.execute(sql)}
 
 
-def _fetch(connection: sqlite3.Connection, spec: _TableSpec, schema: str, keys: list[Key]) -> dict[Key, Row]:
-    """The rows of these keys, found through the primary key's index."""
+def _fetch(sources: _Sources, spec: _TableSpec, name: str, keys: list[Key]) -> dict[Key, Row]:
+    """The rows of these keys in database ``name``, found through the primary key's index."""
     rows: dict[Key, Row] = {}
+    if not keys:
+        return rows
     cols = ", ".join(f'"{c}"' for c in spec.columns)
     if len(spec.pk) == 1:
         one = "?"
@@ -306,15 +351,15 @@ def _fetch(connection: sqlite3.Connection, spec: _TableSpec, schema: str, keys: 
     for start in range(0, len(keys), CHUNK):
         chunk = keys[start : start + CHUNK]
         joiner = ", " if len(spec.pk) == 1 else " OR "
-        sql = f'SELECT {cols} FROM {schema}."{spec.table.name}" WHERE ' + where.format(joiner.join(one for _ in chunk))
-        for values in connection.execute(sql, [v for key in chunk for v in key]):
+        sql = f'SELECT {cols} FROM {{db}}."{spec.table.name}" WHERE ' + where.format(joiner.join(one for _ in chunk))
+        for values in sources.execute(name, sql, [v for key in chunk for v in key]):
             row = dict(zip(spec.columns, values, strict=True))
             rows[tuple(row[p] for p in spec.pk)] = row
     return rows
 
 
 def _diff_table(
-    connection: sqlite3.Connection,
+    sources: _Sources,
     spec: _TableSpec,
     keys: set[Key],
     aligned: dict[str, dict[Key, Key | None]],
@@ -325,9 +370,9 @@ def _diff_table(
         aligned[spec.table.name] = {}
         return
     ordered = sorted(keys, key=repr)
-    base = _fetch(connection, spec, "base", ordered)
-    expected = _fetch(connection, spec, "exp", ordered)
-    actual = {k: _translate(spec, row, aligned) for k, row in _fetch(connection, spec, "main", ordered).items()}
+    base = _fetch(sources, spec, "base", ordered)
+    expected = _fetch(sources, spec, "exp", ordered)
+    actual = {k: _translate(spec, row, aligned) for k, row in _fetch(sources, spec, "main", ordered).items()}
     name = spec.table.name
     created_expected = [k for k in ordered if k in expected and k not in base]
     created_actual = [k for k in ordered if k in actual and k not in base]

@@ -268,8 +268,20 @@ def free_texts(task: Task, gold: Path, calls: list[Call] | None = None) -> list[
     return found
 
 
+_FACTS: dict[tuple[str, str], dict[CellKey, list[Fact]]] = {}
+
+
 def text_facts(task: Task, gold: Path, calls: list[Call] | None = None) -> dict[CellKey, list[Fact]]:
-    """The facts each text cell of the gold database must state, from the gold calls' ``text``."""
+    """The facts each text cell of the gold database must state, from the gold calls' ``text`` (``calls``:
+    those ``gold`` was made by, the gold's own by default; found once per process for the same texts)."""
+    specs = [{path: spec.model_dump() for path, spec in call.text.items()} for call in task.gold]
+    key = (str(gold), json.dumps(specs, sort_keys=True, default=str))
+    if key not in _FACTS:
+        _FACTS[key] = _text_facts(task, gold, calls)
+    return _FACTS[key]
+
+
+def _text_facts(task: Task, gold: Path, calls: list[Call] | None) -> dict[CellKey, list[Fact]]:
     facts: dict[CellKey, list[Fact]] = {}
     gold_calls: list[GoldCall] = list(task.gold)
     for text in free_texts(task, gold, calls):

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +31,7 @@ from ..task import RubricComponent, Task
 from ..task.shaping import ShapedTracker
 from ..world import all_tasks, get_task, get_world
 from .assertions import AssertionResult, grade_assertions
-from .checks import CheckResult, RecordedCall, run_check
+from .checks import CheckResult, Played, RecordedCall, run_check
 from .diff import TEXT_MATCH_MODES, CellKey, DiffResult, TextGrading, diff_databases
 from .gold import gold_database, text_facts, variants
 from .judge import VERDICTS, JudgeConfig, JudgeError, Judgment, ask
@@ -55,22 +57,20 @@ class EpisodeFile:
     messages: list[tuple[str, str]] = field(default_factory=list)  # (role, content), operator tasks only
 
     @classmethod
-    def read(cls, path: Path | str) -> EpisodeFile:
+    def read(cls, path: Path | str, connection: sqlite3.Connection | None = None) -> EpisodeFile:
+        """The file at ``path`` (read through ``connection`` where one is open on it)."""
         path = Path(path)
         if not path.is_file():
             raise NotFound(f"{path}: no such file", error="not_an_episode")
         try:
-            connection = open_readonly(path)
-            try:
-                head = connection.execute(
+            with _open(path, connection) as reading:
+                head = reading.execute(
                     "SELECT task, world, snapshot_hash, scale, task_hash, status, answer FROM _episode WHERE id = 1"
                 ).fetchone()
-                rows = connection.execute(
+                rows = reading.execute(
                     "SELECT seq, tool, args, ok, result, error, reward FROM _calls ORDER BY seq"
                 ).fetchall()
-                messages = connection.execute("SELECT role, content FROM _messages ORDER BY seq").fetchall()
-            finally:
-                connection.close()
+                messages = reading.execute("SELECT role, content FROM _messages ORDER BY seq").fetchall()
         except sqlite3.Error as exc:
             raise InvalidArgument(f"{path}: not an episode file ({exc})", error="not_an_episode") from None
         if head is None:
@@ -98,6 +98,19 @@ class EpisodeFile:
         if not all(isinstance(role, str) and isinstance(content, str) for role, content in messages):
             raise InvalidArgument(f"{path}: its record of messages is damaged", error="not_an_episode")
         return cls(path, *head, calls=calls, messages=[(role, content) for role, content in messages])
+
+
+@contextmanager
+def _open(path: Path, connection: sqlite3.Connection | None) -> Iterator[sqlite3.Connection]:
+    """``connection``, or a read-only one opened on ``path`` for the block."""
+    if connection is not None:
+        yield connection
+        return
+    opened = open_readonly(path)
+    try:
+        yield opened
+    finally:
+        opened.close()
 
 
 def _json_object(text: Any) -> dict[str, Any]:
@@ -288,11 +301,12 @@ def diff_against_gold(
     text_match: str = "facts",
     judge: JudgeConfig | None = None,
     judgments: list[Judgment] | None = None,
+    connection: sqlite3.Connection | None = None,
 ) -> tuple[int, DiffResult]:
     """The episode diffed against the gold it comes closest to: (which gold, its diff).
 
     Every accepted alternative is tried with facts (or exact text); the closest is then diffed
-    with the judge when one grades text."""
+    with the judge when one grades text. ``connection``: one open on the episode, to read it through."""
     check_text_match(text_match, judge)
     tables = get_world(task.world).tables
     pairing = "exact" if text_match == "exact" else "facts"
@@ -300,7 +314,7 @@ def diff_against_gold(
     for index, calls in enumerate(variants(task)):
         gold = gold_database(task, snapshot, index)
         text = TextGrading(pairing, text_facts(task, gold, calls))
-        result = diff_databases(gold, episode, tables, base=snapshot, full=full, text=text)
+        result = diff_databases(gold, episode, tables, base=snapshot, full=full, text=text, connection=connection)
         if best is None or len(result.differences) < best[1]:
             best = (index, len(result.differences), result, gold, text)
         if result.match:
@@ -309,7 +323,7 @@ def diff_against_gold(
     index, _, result, gold, text = best
     if text_match == "judge" and judge is not None:
         graded = TextGrading("judge", text.facts, _text_judge(judge, judgments if judgments is not None else []))
-        result = diff_databases(gold, episode, tables, base=snapshot, full=full, text=graded)
+        result = diff_databases(gold, episode, tables, base=snapshot, full=full, text=graded, connection=connection)
     return index, result
 
 
@@ -335,7 +349,29 @@ def grade(
     ``text_match`` grades free text by its facts (default), exactly, or by the judge.
     With a ``judge``, judge components are graded and the verdicts written into the episode file.
     """
-    episode = EpisodeFile.read(path)
+    path = Path(path)
+    if not path.is_file():
+        raise NotFound(f"{path}: no such file", error="not_an_episode")
+    try:
+        connection = open_readonly(path)  # the episode is read through one connection: each open parses its schema
+    except sqlite3.Error as exc:
+        raise InvalidArgument(f"{path}: not an episode file ({exc})", error="not_an_episode") from None
+    try:
+        return _grade(path, connection, reward_mode, task, full, judge, text_match)
+    finally:
+        connection.close()
+
+
+def _grade(
+    path: Path,
+    connection: sqlite3.Connection,
+    reward_mode: str | None,
+    task: Task | None,
+    full: bool,
+    judge: JudgeConfig | None,
+    text_match: str,
+) -> GradeResult:
+    episode = EpisodeFile.read(path, connection)
     if task is None:
         task = get_task(episode.task)
         played = _task_played(episode, task)
@@ -353,12 +389,15 @@ def grade(
         warnings.append("the task file changed since this episode ran; graded against the current task")
     snapshot = snapshot_for(task, episode.snapshot_hash, episode.scale)
     judgments: list[Judgment] = []
-    variant, difference = diff_against_gold(task, episode.path, snapshot, full, text_match, judge, judgments)
+    variant, difference = diff_against_gold(
+        task, episode.path, snapshot, full, text_match, judge, judgments, connection
+    )
     if difference.scanned_because:
         why = difference.scanned_because
         warnings.append(f"the episode's change log was tampered with ({why}): graded by a full scan")
     gold = gold_database(task, snapshot, variant)
-    checks = [run_check(c, episode.path, episode.answer, episode.calls, judge, judgments) for c in task.checks]
+    played = Played(connection, episode.answer, episode.calls, episode.messages)
+    checks = [run_check(c, played, judge, judgments) for c in task.checks]
     skipped = [c.name for c in checks if c.skipped]
     if skipped:
         warnings.append(f"checks skipped, not counted: {', '.join(skipped)} (grade with a judge model to count them)")
@@ -366,7 +405,7 @@ def grade(
     outcome = outcome_credit(difference, completed, checks)
     shaped = shaped_reward(task, episode.calls)
     rubric_reward, rubric = (
-        grade_rubric(rubric_of(task), episode.path, gold, task.actor, judge, judgments)
+        grade_rubric(rubric_of(task), episode.path, gold, task.actor, judge, judgments, connection)
         if rubric_of(task)
         else (None, [])
     )
@@ -374,7 +413,9 @@ def grade(
         record_judgments(episode.path, judge, judgments)
     world_tables = get_world(task.world).tables
     share, assertions = (
-        grade_assertions(task.assertions, snapshot, episode.path, world_tables) if task.assertions else (None, [])
+        grade_assertions(task.assertions, snapshot, episode.path, world_tables, connection)
+        if task.assertions
+        else (None, [])
     )
     partial = {
         "default": outcome,

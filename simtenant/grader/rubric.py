@@ -9,13 +9,12 @@ metric: reported, never counted.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..db import open_readonly
+from ..db import open_readonly, reading_unchanging
 from ..errors import TaskError
 from ..task import RubricComponent
 from .judge import JudgeConfig, JudgeError, Judgment, judged
@@ -87,15 +86,6 @@ def grade_component(
     return result(round(sum(scores.values()) / len(scores), 6), detail)
 
 
-@contextmanager
-def _read_only(path: Path) -> Iterator[sqlite3.Connection]:
-    connection = open_readonly(path)
-    try:
-        yield connection
-    finally:
-        connection.close()
-
-
 def grade_rubric(
     components: list[RubricComponent],
     episode: Path,
@@ -103,11 +93,17 @@ def grade_rubric(
     actor: str | None,
     judge: JudgeConfig | None = None,
     judgments: list[Judgment] | None = None,
+    connection: sqlite3.Connection | None = None,
 ) -> tuple[float, list[ComponentResult]]:
     """The rubric reward (weighted mean of the counted components) and every component's result;
-    a judge's verdicts are added to ``judgments``."""
-    with _read_only(episode) as episode_db, _read_only(gold) as gold_db:
-        results = [grade_component(c, episode_db, gold_db, actor, judge, judgments) for c in components]
+    a judge's verdicts are added to ``judgments``. The episode is read through ``connection`` where one
+    is open on it."""
+    with ExitStack() as stack:
+        if connection is None:
+            connection = open_readonly(episode)
+            stack.callback(connection.close)
+        gold_db = stack.enter_context(reading_unchanging(gold))
+        results = [grade_component(c, connection, gold_db, actor, judge, judgments) for c in components]
     counted = [r for r in results if r.score is not None and r.weight > 0]
     total_weight = sum(r.weight for r in counted)
     reward = sum(r.weight * r.score for r in counted) / total_weight if total_weight else 0.0  # type: ignore[operator]

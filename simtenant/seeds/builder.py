@@ -40,14 +40,17 @@ MIGRATIONS = Path(__file__).parent.parent / "migrations" / "versions"
 
 
 def cache_dir() -> Path:
-    root = Path(os.environ.get("SIMTENANT_CACHE") or Path.home() / ".cache" / "simtenant")
-    if root not in _made:
+    """The cache folder: ``$SIMTENANT_CACHE``, else ``~/.cache/simtenant`` (made once per process)."""
+    setting = (os.environ.get("SIMTENANT_CACHE", ""), os.environ.get("HOME", ""))
+    root = _roots.get(setting)
+    if root is None:  # a reset asks several times: the path is built and made once per setting
+        root = Path(setting[0] or Path.home() / ".cache" / "simtenant")
         root.mkdir(parents=True, exist_ok=True)
-        _made.add(root)
+        _roots[setting] = root
     return root
 
 
-_made: set[Path] = set()
+_roots: dict[tuple[str, str], Path] = {}
 
 
 def _seed_files(world: World) -> list[Path]:

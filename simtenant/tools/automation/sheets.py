@@ -20,22 +20,33 @@ from .common import Email, Page, PerPage, containing, me, where_given
 SERVICE = "automation.sheets"
 
 
+NAMED_IN_SEARCH = 20  # a search result names this many spreadsheets at most, however many there are
+
+
 @search_context("sheets")
 def spreadsheets_to_name(ctx: ToolContext) -> dict[str, Any]:
     """The spreadsheets and their worksheets, ids and titles, that a sheets operation found by api_search
-    may name."""
-    sheets = ctx.session.scalars(select(SheetSpreadsheet).order_by(SheetSpreadsheet.id)).all()
-    tabs = ctx.session.scalars(select(SheetWorksheet).order_by(SheetWorksheet.id)).all()
-    return {
+    may name: the first ``NAMED_IN_SEARCH`` by id, and how many more sheet_list_spreadsheets lists."""
+    shown = ctx.session.scalars(select(SheetSpreadsheet).order_by(SheetSpreadsheet.id).limit(NAMED_IN_SEARCH)).all()
+    total = ctx.session.scalar(select(func.count()).select_from(SheetSpreadsheet)) or 0
+    tabs = ctx.session.scalars(
+        select(SheetWorksheet)
+        .where(SheetWorksheet.spreadsheet_id.in_([sheet.id for sheet in shown]))
+        .order_by(SheetWorksheet.id)
+    ).all()
+    named: dict[str, Any] = {
         "spreadsheets": [
             {
                 "id": sheet.id,
                 "title": sheet.title,
                 "worksheets": [{"id": t.id, "title": t.title} for t in tabs if t.spreadsheet_id == sheet.id],
             }
-            for sheet in sheets
+            for sheet in shown
         ]
     }
+    if total > len(shown):
+        named["more_spreadsheets"] = f"{total - len(shown)} more: find them with sheet_list_spreadsheets"
+    return named
 
 
 SpreadsheetId = Annotated[str, Field(description="The spreadsheet id, e.g. SS-001")]

@@ -162,10 +162,11 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
         memo.clear()
     try:
         with session.begin():
-            outcome.result = _run(episode, context, name, args, only_offered)
-            outcome.ok = True
+            result_text = canonical_json(_run(episode, context, name, args, only_offered))
+            # read back from its JSON text, so the result is plain data, identical to what is recorded
+            outcome.result, outcome.ok = json.loads(result_text), True
             outcome.reward = episode.step_reward(outcome)
-            _record(session, outcome)
+            _record(session, outcome, result_text)
         episode.calls += 1
         episode.done = episode.done or context.finished
         return outcome
@@ -255,8 +256,7 @@ def _run(episode: Served, context: ToolContext, name: str, args: dict[str, Any],
         raise Forbidden(f"the {tool.service} service is not connected to this task", error="not_connected")
     result = invoke(context, tool, args)
     context.session.flush()
-    # Round-trip through JSON so the result is plain data, identical to what is recorded.
-    return json.loads(canonical_json(result))
+    return result
 
 
 def invoke(context: ToolContext, tool: Tool, args: dict[str, Any]) -> Any:
@@ -283,21 +283,25 @@ def _too_large(value: Any) -> bool:
     return False
 
 
-_RECORD_CALL = (
+RECORD_CALL = (
     f"INSERT INTO {CallRecord.__tablename__} (seq, tool, args, ok, result, error, reward) VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
 
 
-def _record(session: Session, outcome: Outcome) -> None:
-    # Plain SQL: every call runs this, and the ORM's bulk-insert path costs more than the insert.
-    session.connection().exec_driver_sql(
-        _RECORD_CALL,
+def _record(session: Session, outcome: Outcome, result_text: str | None = None) -> None:
+    """Insert the call's record (its result as the JSON text ``result_text``, where it has one) in the
+    call's transaction: on the driver's cursor, since every call runs this and SQLAlchemy's statement
+    machinery costs more than the insert."""
+    driver = session.connection().connection.dbapi_connection
+    assert driver is not None
+    driver.execute(
+        RECORD_CALL,
         (
             outcome.seq,
             outcome.tool,
             canonical_json(outcome.args),
             outcome.ok,
-            canonical_json(outcome.result) if outcome.ok else None,
+            result_text if outcome.ok else None,
             None if outcome.ok else canonical_json(outcome.error),
             outcome.reward,
         ),

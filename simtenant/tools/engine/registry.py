@@ -66,7 +66,22 @@ class Tool:
         }
 
 
-REGISTRY: dict[str, Tool] = {}
+class _Registry(dict[str, Tool]):
+    """Tools by name; ``version`` moves with every tool set or removed, so what is derived from the
+    tools can be kept until they change (``tools_of``)."""
+
+    version = 0
+
+    def __setitem__(self, name: str, found: Tool) -> None:
+        super().__setitem__(name, found)
+        self.version += 1
+
+    def __delitem__(self, name: str) -> None:
+        super().__delitem__(name)
+        self.version += 1
+
+
+REGISTRY: _Registry = _Registry()
 
 
 class _Arguments(BaseModel):
@@ -106,9 +121,15 @@ def tool(
 
 def tools_of(services: Iterable[str]) -> list[Tool]:
     """The tools of the given services, service by service in the order given."""
-    order = {service: position for position, service in enumerate(services)}
-    found = [t for t in REGISTRY.values() if t.service in order]
-    return sorted(found, key=lambda t: order[t.service])  # stable: registration order within a service
+    key = (tuple(services), REGISTRY.version)  # every episode asks: found once while the tools stay
+    if key not in _BY_SERVICES:
+        order = {service: position for position, service in enumerate(key[0])}
+        found = [t for t in REGISTRY.values() if t.service in order]
+        _BY_SERVICES[key] = sorted(found, key=lambda t: order[t.service])  # stable within a service
+    return list(_BY_SERVICES[key])
+
+
+_BY_SERVICES: dict[tuple[tuple[str, ...], int], list[Tool]] = {}
 
 
 @cache

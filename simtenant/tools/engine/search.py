@@ -170,7 +170,7 @@ def api_search(
 ) -> Any:
     """Search the operations of the apps connected to this task; each result gives the endpoint id to
     pass to api_fetch, its method and path, what it does, and the JSON Schemas of its path, query
-    (params) and body parameters (a sheets operation also lists the spreadsheets and worksheets, ids and
+    (params) and body parameters (the first sheets operation also lists spreadsheets and worksheets, ids and
     titles)."""
     endpoints = connected_endpoints(ctx)
     results = []
@@ -179,8 +179,9 @@ def api_search(
         endpoint = endpoints[name]
         schemas = parts(endpoint)
         app = app_of(endpoint)
-        if app in CONTEXT and app not in context:
-            context[app] = CONTEXT[app](ctx)
+        told = {}
+        if app in CONTEXT and app not in context:  # told once, with the app's first result
+            context[app] = told = CONTEXT[app](ctx)
         results.append(
             {
                 "endpoint": name,
@@ -192,7 +193,7 @@ def api_search(
                 "path_schema": schemas["path"],
                 "params_schema": schemas["params"],
                 "body_schema": schemas["body"],
-                **context.get(app, {}),
+                **told,
             }
         )
     return {"query": query, "results": results}

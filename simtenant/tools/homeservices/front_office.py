@@ -55,11 +55,6 @@ def _lead(ctx: ToolContext, lead_id: str) -> Lead:
     return lead
 
 
-def _conversation(ctx: ToolContext, lead_id: str) -> list[dict[str, Any]]:
-    messages = ctx.session.scalars(select(LeadMessage).where(LeadMessage.lead_id == lead_id).order_by(LeadMessage.id))
-    return [{"from": m.role, "kind": m.kind, "text": m.text} for m in messages]
-
-
 def _say(ctx: ToolContext, lead_id: str, role: str, text: str, kind: str = "message") -> LeadMessage:
     message = LeadMessage(lead_id=lead_id, role=role, kind=kind, text=text, created_at=ctx.timestamp)
     ctx.session.add(message)
@@ -72,6 +67,11 @@ def read_inbox(ctx: ToolContext) -> Any:
     """List every lead in the inbox, oldest first, with its status and the conversation so far."""
     business = _business(ctx)
     leads = ctx.session.scalars(select(Lead).where(Lead.business_id == business.id).order_by(Lead.received_at, Lead.id))
+    said: dict[str, list[dict[str, Any]]] = {}  # every conversation of the inbox in one statement
+    for m in ctx.session.scalars(
+        select(LeadMessage).join(Lead).where(Lead.business_id == business.id).order_by(LeadMessage.id)
+    ):
+        said.setdefault(m.lead_id, []).append({"from": m.role, "kind": m.kind, "text": m.text})
     return {
         "business": business.name,
         "leads": [
@@ -83,7 +83,7 @@ def read_inbox(ctx: ToolContext) -> Any:
                 "zip": lead.zip,
                 "text": lead.text,
                 "status": lead.status,
-                "conversation": _conversation(ctx, lead.id),
+                "conversation": said.get(lead.id, []),
             }
             for lead in leads
         ],
@@ -178,8 +178,7 @@ def send_quote(
     ctx.session.add(
         Quote(id=quote_id, lead_id=lead.id, message_id=message.id, total=float(value), created_at=ctx.timestamp)
     )
-    ctx.session.flush()
-    for line in line_items:
+    for line in line_items:  # written after their quote by the one flush that ends the call (foreign-key order)
         unit = items[line.item_id].amount
         ctx.session.add(
             QuoteLine(
