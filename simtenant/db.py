@@ -42,8 +42,9 @@ def on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
     cursor.close()
 
 
-def _on_begin(connection) -> None:
-    connection.exec_driver_sql("BEGIN")
+def _on_begin(connection: Connection) -> None:
+    # on the driver itself: SQLAlchemy's statement machinery would cost more than the BEGIN, every call
+    connection.connection.dbapi_connection.execute("BEGIN")  # type: ignore[union-attr]
 
 
 _opening: ContextVar[str] = ContextVar("opening")
@@ -120,14 +121,19 @@ def _forget_idle_after_fork() -> None:
 os.register_at_fork(after_in_child=_forget_idle_after_fork)
 
 
+def file_identity(path: Path | str) -> tuple[str, int, int, int]:
+    """What tells one file from another at a path: the path, its inode, modification time and size."""
+    found = os.stat(path)
+    return (str(Path(path).absolute()), found.st_ino, found.st_mtime_ns, found.st_size)
+
+
 @contextmanager
 def reading_unchanging(path: Path | str) -> Iterator[sqlite3.Connection]:
     """A read-only connection to a file that is never written once in place (a snapshot, a gold database),
     used by one caller at a time and kept open afterwards for the next. A file replaced at the same path
     (another inode, time or size) gets a connection of its own; one written in place would still be read
     right, since SQLite checks the file's change counter at every read transaction."""
-    found = os.stat(path)
-    key = (str(Path(path).absolute()), found.st_ino, found.st_mtime_ns, found.st_size)
+    key = file_identity(path)
     with _idle_lock:
         spare = _idle.get(key)
         connection = spare.pop() if spare else None

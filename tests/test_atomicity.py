@@ -1,17 +1,19 @@
 """Atomicity: a fault between two writes of a call leaves no partial write.
 
-A failpoint on the episode's connection (SQLAlchemy's ``before_cursor_execute``) counts the
-statements a call writes with — INSERT, UPDATE, DELETE, the id sequences included; the call's own
-``_calls`` record left out — and raises before the k-th. Every gold call of every task is played
-with the fault at its 2nd write, then its 3rd, and so on until the call runs out of writes and
-succeeds: each faulted attempt must answer a structured error and leave every world table exactly
-as it was. Since nothing of an attempt survives, the episode goes on, and its final world must equal
-the gold database, row for row.
+A failpoint on the episode's connection (SQLAlchemy's ``before_cursor_execute``, and the one method
+through which tools' ``Rows`` run their statements) counts the statements a call writes with —
+INSERT, UPDATE, DELETE, the id sequences included; the call's own ``_calls`` record left out — and
+raises before the k-th. Every gold call of every task is played with the fault at its 2nd write,
+then its 3rd, and so on until the call runs out of writes and succeeds: each faulted attempt must
+answer a structured error and leave every world table exactly as it was. Since nothing of an attempt
+survives, the episode goes on, and its final world must equal the gold database, row for row.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -21,6 +23,7 @@ from simtenant import seeds
 from simtenant.episode import Episode
 from simtenant.grader.diff import diff_databases
 from simtenant.grader.grade import gold_database
+from simtenant.tools.engine.rows import Rows, Statement
 from simtenant.world import all_tasks, get_world
 
 pytestmark = pytest.mark.slow  # a stress run: CI runs it; -m "not slow" skips it while developing
@@ -54,6 +57,24 @@ class Failpoint:
             raise InjectedFault(f"failpoint before write {self.fire_at}")
 
 
+@contextmanager
+def watching(episode: Episode, failpoint: Failpoint, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The failpoint sees every statement the episode runs: the session's (its event) and ``Rows``'."""
+    original = Rows.execute
+
+    def execute(rows: Rows, statement: Statement, values: Any) -> Any:
+        failpoint(None, None, statement.sql)
+        return original(rows, statement, values)
+
+    monkeypatch.setattr(Rows, "execute", execute)
+    event.listen(episode.connection, "before_cursor_execute", failpoint)
+    try:
+        yield
+    finally:
+        event.remove(episode.connection, "before_cursor_execute", failpoint)
+        monkeypatch.setattr(Rows, "execute", original)
+
+
 def world_state(path: Any) -> dict[str, list[tuple]]:
     """Every world table's rows, read through a connection of their own."""
     connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -71,11 +92,10 @@ def world_state(path: Any) -> dict[str, list[tuple]]:
 
 
 @pytest.mark.parametrize("task", all_tasks(), ids=lambda t: t.id)
-def test_a_fault_between_two_writes_leaves_no_partial_write(tmp_path, task):
+def test_a_fault_between_two_writes_leaves_no_partial_write(tmp_path, task, monkeypatch):
     world = get_world(task.world)
     failpoint = Failpoint()
-    with Episode.start(task, tmp_path / "episode.db") as episode:
-        event.listen(episode.connection, "before_cursor_execute", failpoint)
+    with Episode.start(task, tmp_path / "episode.db") as episode, watching(episode, failpoint, monkeypatch):
         for call in task.gold:
             fire_at = 2
             while True:
@@ -92,20 +112,19 @@ def test_a_fault_between_two_writes_leaves_no_partial_write(tmp_path, task):
             failpoint.arm(None)
             if episode.done:
                 break
-        event.remove(episode.connection, "before_cursor_execute", failpoint)
     snapshot = seeds.task_snapshot(world, task.seed_changes)
     gold = gold_database(task, snapshot)
     assert diff_databases(gold, episode.path, world.tables, base=snapshot).match
 
 
 @pytest.mark.parametrize("world", sorted({t.world for t in all_tasks()}))
-def test_every_world_has_gold_calls_with_several_writes_to_fault(tmp_path, world):
+def test_every_world_has_gold_calls_with_several_writes_to_fault(tmp_path, world, monkeypatch):
     """The sweep above reaches calls with two writes or more in every world (so a fault lands between
     two of them), shown by counting the writes of gold calls (without faulting them)."""
     counter = Failpoint()
     for task in (t for t in all_tasks() if t.world == world):
-        with Episode.start(task, tmp_path / f"{task.id.replace('/', '__')}.db") as episode:
-            event.listen(episode.connection, "before_cursor_execute", counter)
+        path = tmp_path / f"{task.id.replace('/', '__')}.db"
+        with Episode.start(task, path) as episode, watching(episode, counter, monkeypatch):
             for call in task.gold:
                 counter.arm(10**9)  # counts, never fires
                 assert episode.call(call.tool, call.args).ok

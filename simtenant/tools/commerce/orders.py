@@ -5,59 +5,58 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from ...errors import Conflict
 from ...schema.commerce.orders import ORDER_STATUSES, ORDER_TRANSITIONS, Coupon, Order, OrderCoupon, OrderItem, Refund
 from ...schema.commerce.users import User
-from ..engine.dispatch import ToolContext, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.money import cents, total
 from ..engine.registry import Text, tool
+from ..engine.rows import Row, Statement
 
 OrderId = Annotated[str, Field(description="The order id, e.g. ORD-1005")]
 OrderStatus = Literal[ORDER_STATUSES]  # type: ignore[valid-type]
-
-
-def order_view(ctx: ToolContext, order: Order) -> dict[str, Any]:
-    """An order with its line items, the coupons as applied, and its refunds."""
-    session = ctx.session
-    items = session.scalars(select(OrderItem).where(OrderItem.order_id == order.id).order_by(OrderItem.id))
-    coupons = session.execute(
-        select(OrderCoupon, Coupon)
-        .join(Coupon, Coupon.code == OrderCoupon.coupon_code)
-        .where(OrderCoupon.order_id == order.id)
-        .order_by(OrderCoupon.coupon_code)
+_APPLIED, _COUPONS = OrderCoupon.__table__, Coupon.__table__
+COUPONS_APPLIED = Statement.of(
+    select(
+        _APPLIED.c.coupon_code.label("code"),
+        _COUPONS.c.description,
+        _COUPONS.c.kind,
+        _COUPONS.c.value,
+        _COUPONS.c.basis,
+        _APPLIED.c.adjustment,
     )
-    refunds = list(session.scalars(select(Refund).where(Refund.order_id == order.id).order_by(Refund.id)))
-    view = row_dict(order)
-    view["items"] = [{k: v for k, v in row_dict(item).items() if k not in ("id", "order_id")} for item in items]
-    view["coupons_applied"] = [
-        {
-            "code": applied.coupon_code,
-            "description": coupon.description,
-            "kind": coupon.kind,
-            "value": coupon.value,
-            "basis": coupon.basis,
-            "adjustment": applied.adjustment,
-        }
-        for applied, coupon in coupons
-    ]
-    view["refunds"] = [{k: v for k, v in row_dict(r).items() if k != "order_id"} for r in refunds]
-    view["refunded_total"] = float(total(r.amount for r in refunds))
-    return view
+    .join(_COUPONS, _COUPONS.c.code == _APPLIED.c.coupon_code)
+    .where(_APPLIED.c.order_id == bindparam("order_id"))
+    .order_by(_APPLIED.c.coupon_code)
+)
+
+
+def order_view(ctx: ToolContext, order: Row) -> dict[str, Any]:
+    """An order with its line items, the coupons as applied, and its refunds."""
+    items = ctx.rows.find(OrderItem, ("id",), order_id=order["id"])
+    refunds = ctx.rows.find(Refund, ("id",), order_id=order["id"])
+    return {
+        **order,
+        "items": [{k: v for k, v in item.items() if k not in ("id", "order_id")} for item in items],
+        "coupons_applied": ctx.rows.all(COUPONS_APPLIED, order_id=order["id"]),
+        "refunds": [{k: v for k, v in r.items() if k != "order_id"} for r in refunds],
+        "refunded_total": float(total(r["amount"] for r in refunds)),
+    }
 
 
 @tool("orders", "GET", "/orders/lookup")
 def orders_lookup(ctx: ToolContext, order_id: OrderId) -> Any:
     """Look up one order: status, charged total, line items, coupons applied and refunds."""
-    return order_view(ctx, ctx.get(Order, order_id, "order"))
+    return order_view(ctx, ctx.rows.need(Order, order_id, "order"))
 
 
 @tool("orders", "GET", "/orders/by-user")
 def orders_by_user(ctx: ToolContext, user_id: Annotated[str, Field(description="The user id, e.g. USR-001")]) -> Any:
     """List every order a customer placed, oldest first."""
-    ctx.get(User, user_id, "user")
-    orders = ctx.session.scalars(select(Order).where(Order.user_id == user_id).order_by(Order.placed_at, Order.id))
+    ctx.rows.need(User, user_id, "user")
+    orders = ctx.rows.find(Order, ("placed_at", "id"), user_id=user_id)
     return {"user_id": user_id, "orders": [order_view(ctx, o) for o in orders]}
 
 
@@ -69,18 +68,17 @@ def orders_update_status(
 ) -> Any:
     """Move an order to a new status. Allowed moves: pending→processing|cancelled,
     processing→shipped|cancelled, shipped→delivered, delivered→returned (return-eligible orders only)."""
-    order = ctx.get(Order, order_id, "order")
-    if new_status not in ORDER_TRANSITIONS[order.status]:
-        allowed = ", ".join(ORDER_TRANSITIONS[order.status]) or "none"
+    order = ctx.rows.need(Order, order_id, "order")
+    previous = order["status"]
+    if new_status not in ORDER_TRANSITIONS[previous]:
+        allowed = ", ".join(ORDER_TRANSITIONS[previous]) or "none"
         raise Conflict(
-            f"order {order_id} cannot go from {order.status} to {new_status} (allowed: {allowed})",
+            f"order {order_id} cannot go from {previous} to {new_status} (allowed: {allowed})",
             error="illegal_transition",
         )
-    if new_status == "returned" and not order.return_eligible:
+    if new_status == "returned" and not order["return_eligible"]:
         raise Conflict(f"order {order_id} is not eligible for return", error="not_return_eligible")
-    previous = order.status
-    order.status = new_status
-    order.updated_at = ctx.timestamp
+    ctx.rows.update(Order, order_id, {"status": new_status, "updated_at": ctx.timestamp})
     return {"order_id": order_id, "previous_status": previous, "status": new_status}
 
 
@@ -95,24 +93,24 @@ def orders_process_refund(
 ) -> Any:
     """Refund part or all of what a customer was charged for an order."""
     value = cents(amount)
-    order = ctx.get(Order, order_id, "order")
-    if order.status == "pending":
+    order = ctx.rows.need(Order, order_id, "order")
+    if order["status"] == "pending":
         raise Conflict(f"order {order_id} is pending: nothing has been charged yet", error="not_charged")
-    refunds = list(ctx.session.scalars(select(Refund).where(Refund.order_id == order_id)))
-    if any(total([r.amount]) == value for r in refunds):
+    refunds = ctx.rows.find(Refund, ("id",), order_id=order_id)
+    if any(total([r["amount"]]) == value for r in refunds):
         raise Conflict(f"a refund of {value} was already issued for order {order_id}", error="duplicate_refund")
-    refundable = total([order.total]) - total(r.amount for r in refunds)
+    refundable = total([order["total"]]) - total(r["amount"] for r in refunds)
     if value > refundable:
         raise Conflict(
             f"refund {value} exceeds what remains refundable on order {order_id} ({refundable})",
             error="exceeds_refundable",
         )
-    refund = Refund(
-        id=ctx.next_id(Refund),
-        order_id=order_id,
-        amount=float(value),
-        reason=reason,
-        created_at=ctx.timestamp,
-    )
-    ctx.session.add(refund)
-    return {**row_dict(refund), "remaining_refundable": float(refundable - value)}
+    refund = {
+        "id": ctx.rows.next_id(Refund),
+        "order_id": order_id,
+        "amount": float(value),
+        "reason": reason,
+        "created_at": ctx.timestamp,
+    }
+    ctx.rows.insert(Refund, refund)
+    return {**refund, "remaining_refundable": float(refundable - value)}

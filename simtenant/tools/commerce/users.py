@@ -5,14 +5,21 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.commerce.users import USER_TIERS, User
-from ..engine.dispatch import ToolContext, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import tool
+from ..engine.rows import Statement
 
 WRITABLE_FIELDS = ("name", "email", "phone", "address", "tier")
+USERS = User.__table__
+BY_EMAIL = Statement.of(select(USERS).where(func.lower(USERS.c.email) == bindparam("email")).order_by(USERS.c.id))
+EMAIL_OF_ANOTHER = Statement.of(
+    select(USERS.c.id).where(USERS.c.email == bindparam("email"), USERS.c.id != bindparam("user_id"))
+)
+PAGE = Statement.of(select(USERS).order_by(USERS.c.id).limit(bindparam("limit")).offset(bindparam("offset")))
 
 
 @tool("users", "GET", "/users/lookup")
@@ -24,16 +31,17 @@ def users_lookup(
     """Look up a customer by email or by user id (give at least one)."""
     if email is None and user_id is None:
         raise InvalidArgument("give email or user_id", error="missing_argument")
-    query = select(User)
-    if user_id is not None:
-        query = query.where(User.id == user_id)
+    user = ctx.rows.get(User, user_id) if user_id is not None else None
     if email is not None:
-        query = query.where(func.lower(User.email) == email.strip().lower())
-    user = ctx.session.scalars(query).first()
+        if user_id is None:
+            found = ctx.rows.all(BY_EMAIL, email=email.strip().lower())
+            user = found[0] if found else None
+        elif user is not None and user["email"].lower() != email.strip().lower():
+            user = None  # both given: the user must have both
     if user is None:
         given = f"user_id {user_id!r}" if user_id is not None else f"email {email!r}"
         raise NotFound(f"no user with {given}")
-    return row_dict(user)
+    return user
 
 
 @tool("users", "GET", "/users/list")
@@ -43,9 +51,8 @@ def users_list(
     per_page: Annotated[int, Field(ge=1, le=5, description="Users per page, at most 5")] = 5,
 ) -> Any:
     """List customers, a page at a time (at most 5 per page)."""
-    total = ctx.session.scalar(select(func.count()).select_from(User)) or 0
-    users = ctx.session.scalars(select(User).order_by(User.id).offset((page - 1) * per_page).limit(per_page))
-    return {"page": page, "per_page": per_page, "total": total, "users": [row_dict(u) for u in users]}
+    users = ctx.rows.all(PAGE, limit=per_page, offset=(page - 1) * per_page)
+    return {"page": page, "per_page": per_page, "total": ctx.rows.count(User), "users": users}
 
 
 @tool("users", "POST", "/users/update")
@@ -68,13 +75,11 @@ def users_update(
         raise InvalidArgument(f"empty value for {', '.join(blank)}", error="invalid_value")
     if "tier" in updates and updates["tier"] not in USER_TIERS:
         raise InvalidArgument(f"tier must be one of {', '.join(USER_TIERS)}", error="invalid_value")
-    user = ctx.get(User, user_id, "user")
+    user = ctx.rows.need(User, user_id, "user")
     if "email" in updates:
         updates = {**updates, "email": updates["email"].strip().lower()}
-        taken = ctx.session.scalar(select(User.id).where(User.email == updates["email"], User.id != user_id))
-        if taken:
+        if ctx.rows.all(EMAIL_OF_ANOTHER, email=updates["email"], user_id=user_id):
             raise Conflict(f"email {updates['email']} belongs to another user", error="duplicate_email")
-    for field in WRITABLE_FIELDS:
-        if field in updates:
-            setattr(user, field, updates[field])
-    return row_dict(user)
+    changes = {field: updates[field] for field in WRITABLE_FIELDS if field in updates}
+    ctx.rows.update(User, user_id, changes)
+    return {**user, **changes}

@@ -13,16 +13,19 @@ import json
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ValidationError
-from sqlalchemy import Select, func, inspect, select
+from sqlalchemy import Select, and_, bindparam, func, inspect, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.util import identity_key
 
 from ...errors import Conflict, Forbidden, InvalidArgument, NotFound, SimtenantError
 from ...schema.harness import CallRecord, EpisodeRecord, SequenceRecord
 from ...task import utc_text
+from .rows import Rows
 
 if TYPE_CHECKING:
     from ...task import Task
@@ -65,6 +68,19 @@ class ToolContext:
     # What tools may remember from one call to the next until a call of a writing tool (the dispatcher
     # empties it then): say, the acting user's grants, the same for every read in a row.
     memo: dict[str, Any] = field(default_factory=dict)
+    _rows: Rows | None = None
+
+    @property
+    def rows(self) -> Rows:
+        """The call's tables as dicts, by statements built once (``engine.rows``)."""
+        if self._rows is None:
+            self._rows = Rows(self.session)
+        return self._rows
+
+    @property
+    def wrote_rows(self) -> bool:
+        """Whether the call wrote through ``rows`` (the session's objects are then out of date)."""
+        return self._rows is not None and self._rows.wrote
 
     @property
     def timestamp(self) -> str:
@@ -72,7 +88,11 @@ class ToolContext:
 
     def get(self, model: type, key: Any, what: str | None = None) -> Any:
         """The row of ``model`` with primary key ``key``, or a 404."""
-        row = self.session.get(model, key)
+        if identity_key(model, key) in self.session.identity_map:
+            row = self.session.get(model, key)  # held already: no statement at all
+        else:  # one statement built once per model (session.get builds its query anew at every miss)
+            values = key if isinstance(key, tuple) else (key,)
+            row = self.session.scalars(_by_key(model), {str(i): v for i, v in enumerate(values)}).first()
         if row is None:
             raise NotFound(f"{what or model.__tablename__} {key!r} not found")
         return row
@@ -93,6 +113,15 @@ class ToolContext:
         value = sequence.next_value
         sequence.next_value = value + 1
         return table.info["id_format"].format(value)
+
+
+@cache
+def _by_key(model: type) -> Select:
+    """``model``'s row by primary key, its values bound by position (0, 1, …); like ``session.get``, it
+    flushes nothing first."""
+    columns = inspect(model).primary_key
+    clause = and_(*(column == bindparam(str(i)) for i, column in enumerate(columns)))
+    return select(model).where(clause).execution_options(autoflush=False)
 
 
 def row_dict(row: Any) -> dict[str, Any]:
@@ -167,6 +196,8 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
             outcome.result, outcome.ok = json.loads(result_text), True
             outcome.reward = episode.step_reward(outcome)
             _record(session, outcome, result_text)
+        if context.wrote_rows:
+            session.expire_all()  # rows written past the session: what it holds is read again when used
         episode.calls += 1
         episode.done = episode.done or context.finished
         return outcome
