@@ -43,8 +43,11 @@ def on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
 
 
 def _on_begin(connection: Connection) -> None:
-    # on the driver itself: SQLAlchemy's statement machinery would cost more than the BEGIN, every call
-    connection.connection.dbapi_connection.execute("BEGIN")  # type: ignore[union-attr]
+    # On the driver itself (SQLAlchemy's statement machinery would cost more than the BEGIN), unless a
+    # transaction is open already: the dispatcher begins each call's itself, and the session joins it.
+    dbapi_connection = connection.connection.dbapi_connection
+    if not dbapi_connection.in_transaction:  # type: ignore[union-attr]
+        dbapi_connection.execute("BEGIN")  # type: ignore[union-attr]
 
 
 _opening: ContextVar[str] = ContextVar("opening")

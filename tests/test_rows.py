@@ -55,3 +55,21 @@ def test_the_sessions_pending_changes_are_written_before_rows_read(tmp_path):
         product = ctx.get(Product, "SKU-445")
         product.stock += 5
         assert ctx.rows.need(Product, "SKU-445")["stock"] == product.stock
+
+
+def test_a_failed_call_forgets_what_its_tool_changed_in_objects_the_session_held(tmp_path):
+    """A tool that changes an object the session already held (no statement run) and then fails: the
+    change is not written by a later call."""
+    from simtenant.tools.engine.dispatch import transaction
+
+    task = get_world("commerce").tasks["commerce/refund-damaged-item"]
+    with Episode.start(task, tmp_path / "e.db") as episode:
+        with transaction(episode.session):
+            stock = episode.session.get(Product, "SKU-445").stock
+        with pytest.raises(RuntimeError), transaction(episode.session):
+            episode.session.get(Product, "SKU-445").stock = stock + 100  # held: no statement run
+            raise RuntimeError("the tool fails")
+        with transaction(episode.session):
+            episode.session.flush()
+        with transaction(episode.session):
+            assert Rows(episode.session).get(Product, "SKU-445")["stock"] == stock

@@ -11,6 +11,9 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -25,7 +28,7 @@ from sqlalchemy.orm.util import identity_key
 from ...errors import Conflict, Forbidden, InvalidArgument, NotFound, SimtenantError
 from ...schema.harness import CallRecord, EpisodeRecord, SequenceRecord
 from ...task import utc_text
-from .rows import Rows
+from .rows import Rows, driver
 
 if TYPE_CHECKING:
     from ...task import Task
@@ -178,7 +181,7 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
     if episode.done and name in episode.tools:  # refused, recorded, and earning no reward
         finished = Conflict("the episode has finished; no more calls are taken", error="episode_finished")
         outcome.error = finished.to_dict()
-        with session.begin():
+        with transaction(session):
             _record(session, outcome)
         episode.calls += 1
         return outcome
@@ -190,7 +193,7 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
     elif memo is not None:
         memo.clear()
     try:
-        with session.begin():
+        with transaction(session):
             result_text = canonical_json(_run(episode, context, name, args, only_offered))
             # read back from its JSON text, so the result is plain data, identical to what is recorded
             outcome.result, outcome.ok = json.loads(result_text), True
@@ -203,9 +206,10 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
         return outcome
     except SimtenantError as exc:
         outcome.error = exc.to_dict()
-    except IntegrityError as exc:
-        outcome.error = Conflict(f"constraint violated: {exc.orig}", error="constraint_violation").to_dict()
-    except SQLAlchemyError as exc:
+    except (IntegrityError, sqlite3.IntegrityError) as exc:
+        why = exc.orig if isinstance(exc, IntegrityError) else exc
+        outcome.error = Conflict(f"constraint violated: {why}", error="constraint_violation").to_dict()
+    except (SQLAlchemyError, sqlite3.Error) as exc:
         outcome.error = SimtenantError(f"database error: {type(exc).__name__}").to_dict()
     except Exception as exc:  # a bug in a tool still answers, without a traceback
         outcome.error = SimtenantError(f"tool {name} failed: {type(exc).__name__}").to_dict()
@@ -214,10 +218,31 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
         outcome.reward = episode.step_reward(outcome)
     except Exception:  # a failed call earns nothing; its record must still be written
         outcome.reward = None
-    with session.begin():
+    with transaction(session):
         _record(session, outcome)
     episode.calls += 1
     return outcome
+
+
+@contextmanager
+def transaction(session: Session) -> Iterator[None]:
+    """One call's transaction, begun on the driver: a tool that uses the session's objects joins it (the
+    engine's begin sees it open), and it commits or rolls back as one, the session's writes with it.
+    A call that never touches the session pays nothing for it."""
+    connection = driver(session)
+    connection.execute("BEGIN")
+    try:
+        yield
+    except BaseException:
+        # the driver too, where the session joined (a change to an object it held joins it as well)
+        session.rollback()
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    if session.in_transaction():
+        session.commit()  # flushes what is pending, then commits the driver
+    if connection.in_transaction:
+        connection.execute("COMMIT")
 
 
 def _did_you_mean(episode: Served, name: str) -> str:
@@ -323,9 +348,7 @@ def _record(session: Session, outcome: Outcome, result_text: str | None = None) 
     """Insert the call's record (its result as the JSON text ``result_text``, where it has one) in the
     call's transaction: on the driver's cursor, since every call runs this and SQLAlchemy's statement
     machinery costs more than the insert."""
-    driver = session.connection().connection.dbapi_connection
-    assert driver is not None
-    driver.execute(
+    driver(session).execute(
         RECORD_CALL,
         (
             outcome.seq,

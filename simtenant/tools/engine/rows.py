@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Table, and_, bindparam, delete, func, insert, select, update
+from sqlalchemy import Table, and_, bindparam, delete, func, insert, select, true, update
 from sqlalchemy.dialects import sqlite
 
 from ...errors import Conflict, NotFound
@@ -76,7 +76,8 @@ def _table(model: Any) -> Table:
 
 
 def _equal(table: Table, columns: Iterable[str]) -> Any:
-    return and_(*(table.c[column] == bindparam(column) for column in columns))
+    """Each of ``columns`` equal to the value bound by its name (every row when there are none)."""
+    return and_(true(), *(table.c[column] == bindparam(column) for column in columns))
 
 
 @cache
@@ -123,6 +124,11 @@ def _defaults(model: Any) -> tuple[tuple[str, Any], ...]:
     )
 
 
+def driver(session: Session) -> sqlite3.Connection:
+    """The sqlite3 connection under an episode's session (bound to the episode's one connection)."""
+    return session.get_bind().connection.dbapi_connection  # type: ignore[union-attr,return-value]
+
+
 class Rows:
     """The tables of one call, read and written as dicts (see the module docstring)."""
 
@@ -133,11 +139,10 @@ class Rows:
 
     def _connection(self) -> sqlite3.Connection:
         if self._driver is None:
-            # the session's connection, in the call's transaction (asking for it begins one)
-            self._driver = self.session.connection().connection.dbapi_connection  # type: ignore[assignment]
+            self._driver = driver(self.session)  # the call's transaction is open on it
         if self.session.new or self.session.dirty or self.session.deleted:
             self.session.flush()  # what the session holds is written first, in order
-        return self._driver  # type: ignore[return-value]
+        return self._driver
 
     def execute(self, statement: Statement, values: Mapping[str, Any]) -> sqlite3.Cursor:
         """Run a compiled statement with its named values (the one place SQL runs: a fault injected
