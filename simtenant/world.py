@@ -16,6 +16,7 @@ from .schema import Base, metadata
 from .task import Call, RubricComponent, Task, load_task
 from .tools import Tool, tools_of
 from .tools.engine.harness import STOP
+from .tools.engine.registry import REGISTRY
 from .tools.engine.search import API, app_of, fetch_schema, is_endpoint
 
 SEEDS = Path(__file__).parent / "seeds"
@@ -71,6 +72,7 @@ class World:
     offer: str = "tools"  # what agents are shown: "tools" (every connected tool) or "search" (api_search/api_fetch)
     _tasks: dict[str, Task] | None = field(default=None, repr=False)
     _single: dict[str, Task] = field(default_factory=dict, repr=False)  # tasks read one by one (get_task)
+    _offered: dict[tuple[object, ...], list[Tool]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.schema = self.schema or self.name
@@ -119,11 +121,17 @@ class World:
 
     def offered(self, task: Task) -> list[Tool]:
         """The tools an agent is shown for ``task``: the connected ones (only the search tools and the
-        harness's when the world offers search), api_fetch described by one schema per endpoint it may run."""
-        connected = [t for t in self.all_tools(with_user=task.user is not None) if self.connected(task, t)]
-        shown = [t for t in connected if t.harness or t.service == API] if self.offer == "search" else connected
-        endpoints = [t for t in connected if is_endpoint(t)]
-        return [replace(t, schema=fetch_schema(endpoints)) if t.name == "api_fetch" else t for t in shown]
+        harness's when the world offers search), api_fetch described by one schema per endpoint it may run.
+        Every episode asks: found once for the same apps, operator and tools."""
+        key = (tuple(task.connected), task.user is not None, REGISTRY.version)
+        if key not in self._offered:
+            connected = [t for t in self.all_tools(with_user=task.user is not None) if self.connected(task, t)]
+            shown = [t for t in connected if t.harness or t.service == API] if self.offer == "search" else connected
+            endpoints = [t for t in connected if is_endpoint(t)]
+            self._offered[key] = [
+                replace(t, schema=fetch_schema(endpoints)) if t.name == "api_fetch" else t for t in shown
+            ]
+        return list(self._offered[key])
 
     def briefing(self, task: Task, max_steps: int = DEFAULT_MAX_STEPS) -> Briefing:
         """What an agent is told of an episode of ``task`` (the same on every door)."""

@@ -389,11 +389,17 @@ def _relabel(value: Any, copy: int, largest_int: int) -> Any:
     return f"{text}-{copy}"
 
 
+_templates: dict[tuple[Path, str], Path] = {}  # where each template is, by what it holds (hashed once)
+
+
 def template(snapshot_file: Path, record: dict[str, Any], messages: list[dict[str, Any]]) -> Path:
     """The snapshot with an episode's ``_episode`` record (and opening messages) already written,
     cached, so starting an episode is a file copy and a connection."""
     text = json.dumps([snapshot_file.name, record, messages], sort_keys=True, separators=(",", ":"))
-    path = cache_dir() / "templates" / f"{hashlib.sha256(text.encode()).hexdigest()[:32]}.db"
+    path = _templates.get((cache_dir(), text))
+    if path is None:
+        path = cache_dir() / "templates" / f"{hashlib.sha256(text.encode()).hexdigest()[:32]}.db"
+        _templates[(cache_dir(), text)] = path
     if intact(path):
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
