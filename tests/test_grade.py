@@ -13,6 +13,7 @@ import pytest
 
 from simtenant import seeds
 from simtenant.agents import noop, oracle
+from simtenant.db import reading_unchanging
 from simtenant.episode import Episode
 from simtenant.errors import InvalidArgument, NotFound, TaskError
 from simtenant.grader import EpisodeFile, gold_database, grade
@@ -144,6 +145,23 @@ def test_gold_database_is_cached(tmp_path, monkeypatch):
     assert second.stat().st_mtime_ns == mtime
     assert sql(first, "SELECT order_id, amount FROM refunds WHERE id = 'RF-0007'") == [("ORD-1005", 49.99)]
     assert sql(first, "SELECT status, answer FROM _episode") == [("finished", task.gold[-1].args["answer"])]
+
+
+def test_a_file_replaced_where_a_kept_connection_read_it_is_read_anew(tmp_path):
+    """Snapshots and golds are read through connections kept open between grades; a file put in place of
+    one (a rebuilt cache entry) is another file, and is read as it now is."""
+    path = tmp_path / "kept.db"
+    for value in ("first", "second"):
+        made = tmp_path / f"{value}.db"
+        sql(made, "CREATE TABLE t (v TEXT)")
+        sql(made, f"INSERT INTO t VALUES ('{value}')")
+        made.replace(path)  # as the cache places a rebuilt file: a rename over the old one
+        with reading_unchanging(path) as connection:
+            assert connection.execute("SELECT v FROM t").fetchall() == [(value,)]
+    with reading_unchanging(path) as connection:  # the kept one serves the next reader
+        kept = connection
+    with reading_unchanging(path) as connection:
+        assert connection is kept
 
 
 def test_gold_cache_is_keyed_by_task_and_snapshot_hash(snap, world_rows):
