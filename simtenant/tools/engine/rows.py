@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Table, and_, bindparam, func, insert, select, true, update
+from sqlalchemy import Table, and_, bindparam, func, insert, literal_column, select, true, update
 from sqlalchemy.dialects import sqlite
 
 from ...errors import Conflict, NotFound
@@ -127,6 +127,15 @@ def _defaults(model: Any) -> tuple[tuple[str, Any], ...]:
     )
 
 
+_SEQUENCES = SequenceRecord.__table__
+_TAKE_NEXT = Statement.of(
+    update(_SEQUENCES)
+    .where(_SEQUENCES.c.name == bindparam("name"))
+    .values(next_value=_SEQUENCES.c.next_value + literal_column("1"))
+    .returning(_SEQUENCES.c.next_value - literal_column("1"))
+)
+
+
 def driver(session: Session) -> sqlite3.Connection:
     """The sqlite3 connection under an episode's session (bound to the episode's one connection)."""
     return session.get_bind().connection.dbapi_connection  # type: ignore[union-attr,return-value]
@@ -201,9 +210,8 @@ class Rows:
     def next_id(self, model: Any) -> str:
         """The next id of ``model``'s sequence, formatted by its ``id_format``."""
         table = _table(model)
-        sequence = self.get(SequenceRecord, table.name)
-        if sequence is None:
+        self.wrote = True
+        taken = self.execute(_TAKE_NEXT, {"name": table.name}).fetchone()  # one statement: moved and read
+        if taken is None:
             raise Conflict(f"table {table.name} has no id sequence")
-        value = sequence["next_value"]
-        self.update(SequenceRecord, table.name, {"next_value": value + 1})
-        return table.info["id_format"].format(value)
+        return table.info["id_format"].format(taken[0])
