@@ -26,8 +26,8 @@ from sqlalchemy.pool import NullPool
 
 def on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
     """How every episode connection is set up (the engine's connect event; the bench's floor too)."""
-    # Let SQLAlchemy emit BEGIN itself (the driver's own transaction handling
-    # breaks SAVEPOINT); Python 3.12+ has an ``autocommit`` attribute, 3.11 not.
+    # Transactions are begun explicitly (the dispatcher's, or the engine's begin event): the driver's own
+    # transaction handling breaks SAVEPOINT. Python 3.12+ has an ``autocommit`` attribute, 3.11 not.
     if getattr(dbapi_connection, "autocommit", None) is not None:
         dbapi_connection.autocommit = sqlite3.LEGACY_TRANSACTION_CONTROL
     dbapi_connection.isolation_level = None
@@ -106,6 +106,20 @@ def readonly_uri(path: Path | str) -> str:
 def open_readonly(path: Path | str) -> sqlite3.Connection:
     """A read-only connection to a database file (see ``readonly_uri``); the caller closes it."""
     return sqlite3.connect(readonly_uri(path), uri=True)
+
+
+@contextmanager
+def reading(path: Path | str, connection: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connection]:
+    """``connection`` where the caller has one open on ``path`` (left open), else a read-only one opened
+    for the block and closed after it."""
+    if connection is not None:
+        yield connection
+        return
+    opened = open_readonly(path)
+    try:
+        yield opened
+    finally:
+        opened.close()
 
 
 # Connections to files that never change once written (snapshots, gold databases), kept open between

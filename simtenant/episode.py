@@ -23,6 +23,7 @@ from .task import Task
 from .task.shaping import ShapedTracker
 from .tools import Tool, canonical_json, dispatch
 from .tools.engine.dispatch import Outcome
+from .tools.engine.rows import driver
 from .world import DEFAULT_MAX_STEPS, USER_TOOL, Briefing, World, get_world
 
 
@@ -86,7 +87,7 @@ class Episode:
         shutil.copyfile(seeds.template(source, record, opening), path)
         episode = cls(task, path, max_steps=max_steps)
         # on the driver's connection: one statement, no transaction (the ORM's costs more than a reset's copy)
-        found = episode._driver().execute("SELECT status FROM _episode WHERE id = 1").fetchone()
+        found = driver(episode.session).execute("SELECT status FROM _episode WHERE id = 1").fetchone()
         if found != ("running",):
             raise Conflict(f"{path} did not start as a fresh episode", error="bad_template")
         return episode
@@ -164,15 +165,11 @@ class Episode:
             harness=tool is not None and tool.harness,
         )
 
-    def _driver(self) -> sqlite3.Connection:
-        """The episode's sqlite3 connection, for statements outside any call's transaction."""
-        return self.connection.connection.dbapi_connection  # type: ignore[return-value]
-
     def close(self) -> None:
         self.session.close()
         if not self.connection.closed and Path(f"{self.path}-journal").exists():
             with contextlib.suppress(SQLAlchemyError, sqlite3.Error):  # the kept journal goes: the file is whole
-                self._driver().execute("PRAGMA journal_mode=DELETE")
+                driver(self.session).execute("PRAGMA journal_mode=DELETE")
         self.connection.close()
 
     def __enter__(self) -> Episode:

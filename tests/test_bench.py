@@ -11,6 +11,7 @@ from simtenant import seeds
 from simtenant.cli import app
 from simtenant.episode import Episode
 from simtenant.evaluation.bench import Floor, InMemoryWorld, Workload, read_target
+from simtenant.tools.engine.rows import driver
 from simtenant.world import get_world, worlds
 
 FIGURES = ("reset", "read_call", "write_call", "grade")
@@ -91,7 +92,7 @@ def test_every_world_has_a_floor_the_bench_can_measure(world_name, tmp_path):
     assert load is not None
     with Episode.start(load.task, tmp_path / "e.db") as episode:
         assert episode.call(load.read.tool, load.read.args).ok
-        table, key = read_target(load.world, load.read, load.task.actor, episode.connection.connection.dbapi_connection)
+        table, key = read_target(load.world, load.read, load.task.actor, driver(episode.session))
         floor = Floor(episode.path, tmp_path / "floor.db", table, key)
     try:
         before = floor.seq

@@ -5,14 +5,17 @@ tests/test_atomicity.py, whose failpoint reaches their statements too."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from sqlalchemy import select
 
 from simtenant.episode import Episode
 from simtenant.schema.base import Base
 from simtenant.schema.commerce.inventory import Product
-from simtenant.tools.engine.dispatch import ToolContext, row_dict
-from simtenant.tools.engine.rows import Rows
+from simtenant.tools import REGISTRY
+from simtenant.tools.engine.dispatch import ToolContext, row_dict, transaction
+from simtenant.tools.engine.rows import Rows, driver
 from simtenant.world import get_world, worlds
 
 
@@ -60,8 +63,6 @@ def test_the_sessions_pending_changes_are_written_before_rows_read(tmp_path):
 def test_a_failed_call_forgets_what_its_tool_changed_in_objects_the_session_held(tmp_path):
     """A tool that changes an object the session already held (no statement run) and then fails: the
     change is not written by a later call."""
-    from simtenant.tools.engine.dispatch import transaction
-
     task = get_world("commerce").tasks["commerce/refund-damaged-item"]
     with Episode.start(task, tmp_path / "e.db") as episode:
         with transaction(episode.session):
@@ -73,3 +74,48 @@ def test_a_failed_call_forgets_what_its_tool_changed_in_objects_the_session_held
             episode.session.flush()
         with transaction(episode.session):
             assert Rows(episode.session).get(Product, "SKU-445")["stock"] == stock
+
+
+def test_a_commit_that_fails_rolls_the_call_back_and_the_episode_goes_on(tmp_path, monkeypatch):
+    """The call's transaction fails at its very end (the session's commit): nothing of it is kept, the
+    connection is not left inside a transaction, and the next call runs and is recorded."""
+    task = get_world("commerce").tasks["commerce/refund-damaged-item"]
+    with Episode.start(task, tmp_path / "e.db") as episode:
+        with transaction(episode.session):
+            stock = episode.session.get(Product, "SKU-445").stock
+        real_commit = episode.session.commit
+
+        def failing_commit() -> None:
+            monkeypatch.setattr(episode.session, "commit", real_commit)  # once
+            raise RuntimeError("the commit fails")
+
+        monkeypatch.setattr(episode.session, "commit", failing_commit)
+        with pytest.raises(RuntimeError), transaction(episode.session):
+            episode.session.get(Product, "SKU-445").stock = stock + 100
+        assert not driver(episode.session).in_transaction
+        assert episode.call("inventory_check_stock", {"sku": "SKU-445"}).result["stock"] == stock
+        assert episode.call("inventory_update_stock", {"sku": "SKU-445", "adjustment": 1}).ok
+        with transaction(episode.session):
+            assert episode.session.get(Product, "SKU-445").stock == stock + 1
+
+
+def test_a_constraint_a_rows_write_breaks_is_a_409_and_nothing_is_written(tmp_path, monkeypatch):
+    """A tool whose Rows write breaks a CHECK after an earlier write: answered as the session's
+    constraint violations are (409 constraint_violation), the earlier write rolled back with it."""
+
+    def overdraw(ctx, sku, adjustment):
+        ctx.rows.update(Product, "SKU-445", {"price": 1.0})  # a first write, then one the CHECK refuses
+        ctx.rows.update(Product, sku, {"stock": -abs(adjustment)})
+        return {}
+
+    original = REGISTRY["inventory_update_stock"]
+    monkeypatch.setitem(REGISTRY, "inventory_update_stock", dataclasses.replace(original, fn=overdraw))
+    task = get_world("commerce").tasks["commerce/refund-damaged-item"]
+    with Episode.start(task, tmp_path / "e.db") as episode:
+        with transaction(episode.session):
+            before = Rows(episode.session).get(Product, "SKU-445")
+        outcome = episode.call("inventory_update_stock", {"sku": "SKU-445", "adjustment": 5})
+        assert (outcome.error["code"], outcome.error["error"]) == (409, "constraint_violation"), outcome.error
+        assert "stock_nonneg" in outcome.error["message"]
+        with transaction(episode.session):
+            assert Rows(episode.session).get(Product, "SKU-445") == before

@@ -11,14 +11,13 @@ scored assertions that hold. Queries are built from the world's own table and co
 from __future__ import annotations
 
 import sqlite3
-from contextlib import ExitStack
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Table
 
-from ..db import open_readonly, reading_unchanging
+from ..db import reading, reading_unchanging
 from ..errors import TaskError
 from ..facts import missing_facts
 from ..task import Assertion
@@ -122,12 +121,8 @@ def grade_assertions(
     (read through a kept connection), ``final`` the episode (through ``connection`` where one is open)."""
     by_name = {t.name: t for t in tables}
     results = []
-    with ExitStack() as stack:
-        if connection is None:
-            connection = open_readonly(final)
-            stack.callback(connection.close)
-        before_db = stack.enter_context(reading_unchanging(start)).cursor()
-        after_db = connection.cursor()
+    with reading(final, connection) as episode, reading_unchanging(start) as snapshot:
+        before_db, after_db = snapshot.cursor(), episode.cursor()
         before_db.row_factory = after_db.row_factory = sqlite3.Row
         for assertion in assertions:
             try:

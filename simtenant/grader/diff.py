@@ -35,7 +35,7 @@ from typing import Any
 
 from sqlalchemy import Integer, Table
 
-from ..db import file_identity, open_readonly, reading_unchanging, readonly_uri
+from ..db import file_identity, reading, reading_unchanging, readonly_uri
 from ..errors import InvalidArgument
 from ..facts import Fact, fact_kind, missing_facts, states_fact
 
@@ -245,9 +245,7 @@ def diff_databases(
     own = connection is None
     try:
         with ExitStack() as stack:
-            if connection is None:
-                connection = open_readonly(actual)
-                stack.callback(connection.close)
+            connection = stack.enter_context(reading(actual, connection))
             exp = stack.enter_context(reading_unchanging(expected))
             old = stack.enter_context(reading_unchanging(base or expected))
             sources = _Sources({"main": (connection, "main"), "exp": (exp, "main"), "base": (old, "main")})

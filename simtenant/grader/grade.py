@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .. import seeds
 from ..db import open_readonly
+from ..db import reading as db_reading
 from ..errors import InvalidArgument, NotFound
 from ..facts import missing_facts
 from ..task import RubricComponent, Task
@@ -63,7 +62,7 @@ class EpisodeFile:
         if not path.is_file():
             raise NotFound(f"{path}: no such file", error="not_an_episode")
         try:
-            with _open(path, connection) as reading:
+            with db_reading(path, connection) as reading:
                 head = reading.execute(
                     "SELECT task, world, snapshot_hash, scale, task_hash, status, answer FROM _episode WHERE id = 1"
                 ).fetchone()
@@ -98,19 +97,6 @@ class EpisodeFile:
         if not all(isinstance(role, str) and isinstance(content, str) for role, content in messages):
             raise InvalidArgument(f"{path}: its record of messages is damaged", error="not_an_episode")
         return cls(path, *head, calls=calls, messages=[(role, content) for role, content in messages])
-
-
-@contextmanager
-def _open(path: Path, connection: sqlite3.Connection | None) -> Iterator[sqlite3.Connection]:
-    """``connection``, or a read-only one opened on ``path`` for the block."""
-    if connection is not None:
-        yield connection
-        return
-    opened = open_readonly(path)
-    try:
-        yield opened
-    finally:
-        opened.close()
 
 
 def _json_object(text: Any) -> dict[str, Any]:

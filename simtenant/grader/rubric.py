@@ -9,12 +9,11 @@ metric: reported, never counted.
 from __future__ import annotations
 
 import sqlite3
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..db import open_readonly, reading_unchanging
+from ..db import reading, reading_unchanging
 from ..errors import TaskError
 from ..task import RubricComponent
 from .judge import JudgeConfig, JudgeError, Judgment, judged
@@ -98,12 +97,8 @@ def grade_rubric(
     """The rubric reward (weighted mean of the counted components) and every component's result;
     a judge's verdicts are added to ``judgments``. The episode is read through ``connection`` where one
     is open on it."""
-    with ExitStack() as stack:
-        if connection is None:
-            connection = open_readonly(episode)
-            stack.callback(connection.close)
-        gold_db = stack.enter_context(reading_unchanging(gold))
-        results = [grade_component(c, connection, gold_db, actor, judge, judgments) for c in components]
+    with reading(episode, connection) as episode_db, reading_unchanging(gold) as gold_db:
+        results = [grade_component(c, episode_db, gold_db, actor, judge, judgments) for c in components]
     counted = [r for r in results if r.score is not None and r.weight > 0]
     total_weight = sum(r.weight for r in counted)
     reward = sum(r.weight * r.score for r in counted) / total_weight if total_weight else 0.0  # type: ignore[operator]

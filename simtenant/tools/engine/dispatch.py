@@ -233,16 +233,16 @@ def transaction(session: Session) -> Iterator[None]:
     connection.execute("BEGIN")
     try:
         yield
-    except BaseException:
+        if session.in_transaction():
+            session.commit()  # flushes what is pending, then commits the driver
+        if connection.in_transaction:
+            connection.execute("COMMIT")
+    except BaseException:  # in the call or at its commit
         # the driver too, where the session joined (a change to an object it held joins it as well)
         session.rollback()
         if connection.in_transaction:
             connection.execute("ROLLBACK")
         raise
-    if session.in_transaction():
-        session.commit()  # flushes what is pending, then commits the driver
-    if connection.in_transaction:
-        connection.execute("COMMIT")
 
 
 def _did_you_mean(episode: Served, name: str) -> str:
