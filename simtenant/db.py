@@ -124,7 +124,7 @@ def reading(path: Path | str, connection: sqlite3.Connection | None = None) -> I
 
 # Connections to files that never change once written (snapshots, gold databases), kept open between
 # uses: opening one costs SQLite a parse of its whole schema (~0.7 ms for itsm), more than a grade's queries.
-_IDLE_LIMIT = 16
+IDLE_LIMIT = 16
 _idle: OrderedDict[tuple[str, int, int, int], list[sqlite3.Connection]] = OrderedDict()
 _idle_lock = threading.Lock()
 _inherited: list[sqlite3.Connection] = []  # a forked child must neither use nor close its parent's
@@ -151,9 +151,13 @@ def reading_unchanging(path: Path | str) -> Iterator[sqlite3.Connection]:
     (another inode, time or size) gets a connection of its own; one written in place would still be read
     right, since SQLite checks the file's change counter at every read transaction."""
     key = file_identity(path)
+    connection = None
     with _idle_lock:
         spare = _idle.get(key)
-        connection = spare.pop() if spare else None
+        if spare:
+            connection = spare.pop()
+            if not spare:
+                del _idle[key]  # the pool holds no empty lists: the oldest entry always has one to close
     if connection is None:
         connection = sqlite3.connect(readonly_uri(path), uri=True, check_same_thread=False)
     try:
@@ -164,7 +168,7 @@ def reading_unchanging(path: Path | str) -> Iterator[sqlite3.Connection]:
     with _idle_lock:
         _idle.setdefault(key, []).append(connection)
         _idle.move_to_end(key)
-        while sum(len(found) for found in _idle.values()) > _IDLE_LIMIT:
+        while sum(len(found) for found in _idle.values()) > IDLE_LIMIT:
             oldest = next(iter(_idle))
             _idle[oldest].pop(0).close()
             if not _idle[oldest]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from simtenant import seeds
+from simtenant import db, seeds
 from simtenant.agents import noop, oracle
 from simtenant.db import reading_unchanging
 from simtenant.episode import Episode
@@ -162,6 +162,23 @@ def test_a_file_replaced_where_a_kept_connection_read_it_is_read_anew(tmp_path):
         kept = connection
     with reading_unchanging(path) as connection:
         assert connection is kept
+
+
+def test_kept_connections_stay_bounded_while_one_is_in_use(tmp_path):
+    """More files than the pool keeps, returned while one file's only kept connection is out: the oldest
+    are closed, and nothing fails (threads grading different tasks do this)."""
+    files = []
+    for n in range(db.IDLE_LIMIT + 4):
+        files.append(tmp_path / f"{n}.db")
+        sql(files[-1], "CREATE TABLE t (v INTEGER)")
+    with reading_unchanging(files[0]):
+        pass  # kept
+    with reading_unchanging(files[0]) as held:  # taken out again: its file has none left in the pool
+        for other in files[1:]:
+            with reading_unchanging(other) as connection:
+                assert connection.execute("SELECT count(*) FROM t").fetchone() == (0,)
+        assert held.execute("SELECT count(*) FROM t").fetchone() == (0,)
+    assert sum(len(kept) for kept in db._idle.values()) <= db.IDLE_LIMIT
 
 
 def test_gold_cache_is_keyed_by_task_and_snapshot_hash(snap, world_rows):

@@ -206,7 +206,10 @@ def test_a_run_folder_is_held_by_the_eval_writing_it(tmp_path: Path) -> None:
         deadline = time.monotonic() + 120
         while not (out / "results.jsonl").is_file() or not (out / "results.jsonl").read_text():
             assert time.monotonic() < deadline and first.poll() is None
-            time.sleep(0.05)
+            time.sleep(0.01)
+        # held where it is, lock and all (the whole run may otherwise end before the second starts)
+        os.killpg(first.pid, signal.SIGSTOP)
+        assert first.poll() is None, "the first eval ended before it could be held"
         second = cli(*command[1:], "--resume")
         assert second.returncode == 1 and "run_locked" in second.stdout + second.stderr, second.stdout + second.stderr
     finally:
