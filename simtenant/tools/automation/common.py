@@ -10,6 +10,7 @@ from sqlalchemy import Select, func
 
 from ...errors import Forbidden, InvalidArgument
 from ..engine.dispatch import ToolContext
+from ..engine.rows import Row
 
 Page = Annotated[int, Field(ge=1, description="Page number, from 1")]
 PerPage = Annotated[int, Field(ge=1, le=100, description="Rows per page, at most 100")]
@@ -37,6 +38,15 @@ def where_given(query: Select, *conditions: Any) -> Select:
         if condition is not None:
             query = query.where(condition)
     return query
+
+
+def update_given(ctx: ToolContext, model: Any, row: Row, **updates: Any) -> list[str]:
+    """Set the fields given (not None) on ``row`` (read through ``ctx.rows``) and in the database; the
+    names of those that changed. At least one is needed."""
+    given = {k: v for k, v in updates.items() if v is not None}
+    if not given:
+        raise InvalidArgument("give at least one field to change", error="missing_field")
+    return ctx.rows.change(model, row, given)
 
 
 def apply_updates(row: Any, **updates: Any) -> list[str]:

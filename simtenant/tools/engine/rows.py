@@ -20,7 +20,23 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Table, and_, bindparam, func, insert, literal_column, select, true, update
+from sqlalchemy import (
+    JSON,
+    ColumnElement,
+    Select,
+    String,
+    Table,
+    TypeDecorator,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    literal_column,
+    select,
+    true,
+    update,
+)
 from sqlalchemy.dialects import sqlite
 
 from ...errors import Conflict, NotFound
@@ -43,12 +59,14 @@ class Statement:
     binds: tuple[Callable[[Any], Any] | None, ...]
     columns: tuple[str, ...] = ()
     results: tuple[Callable[[Any], Any] | None, ...] = ()
+    constants: Mapping[str, Any] | None = None  # values the statement holds itself (``x.is_(False)``)
 
     @classmethod
     def of(cls, statement: Any) -> Statement:
         compiled = statement.compile(dialect=_DIALECT)
         names = tuple(compiled.positiontup or ())
         binds = tuple(compiled.binds[name].type.bind_processor(_DIALECT) for name in names)
+        constants = {n: compiled.binds[n].value for n in names if not compiled.binds[n].required}
         selected = list(getattr(statement, "selected_columns", ()))
         return cls(
             compiled.string,
@@ -56,9 +74,12 @@ class Statement:
             binds,
             tuple(c.name for c in selected),
             tuple(c.type.result_processor(_DIALECT, None) for c in selected),
+            constants or None,
         )
 
     def parameters(self, values: Mapping[str, Any]) -> list[Any]:
+        if self.constants is not None:
+            values = {**self.constants, **values}
         return [
             values[n] if convert is None else convert(values[n])
             for n, convert in zip(self.names, self.binds, strict=True)
@@ -69,6 +90,63 @@ class Statement:
             column: value if convert is None else convert(value)
             for column, value, convert in zip(self.columns, values, self.results, strict=True)
         }
+
+
+@dataclass(frozen=True)
+class Pages:
+    """A select paged: the count of all its rows, and one page of them (bound as ``limit``, ``offset``)."""
+
+    count: Statement
+    rows: Statement
+
+    @classmethod
+    def of(cls, query: Select) -> Pages:
+        """``query`` (ordered, so pages are stable) as a count and a page."""
+        counted = select(func.count()).select_from(query.order_by(None).subquery())
+        return cls(Statement.of(counted), Statement.of(query.limit(bindparam("limit")).offset(bindparam("offset"))))
+
+
+class Filtered:
+    """A select with optional conditions, each named after the value it binds (``state ==
+    bindparam("state")``), compiled once for each set of conditions a call gives: a value that is None
+    leaves its condition out. ``order`` orders its rows (give one: pages are stable only when ordered)."""
+
+    def __init__(self, base: Select, order: tuple[Any, ...], /, **conditions: ColumnElement[bool]) -> None:
+        self.base, self.order, self.conditions = base, order, conditions
+        self._shapes: dict[tuple[str, ...], Pages] = {}
+
+    def pages(self, values: Mapping[str, Any]) -> Pages:
+        """The statements for the conditions whose value is given in ``values``."""
+        given = tuple(name for name in self.conditions if values.get(name) is not None)
+        pages = self._shapes.get(given)
+        if pages is None:
+            query = self.base.where(*(self.conditions[name] for name in given)).order_by(*self.order)
+            pages = self._shapes[given] = Pages.of(query)
+        return pages
+
+
+class _Contained(TypeDecorator[str]):
+    """A text bound as a LIKE pattern that finds it anywhere, ignoring case, its wildcards taken literally."""
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Any) -> str | None:
+        if value is None:
+            return None
+        escaped = value.lower().replace("/", "//").replace("%", "/%").replace("_", "/_")
+        return f"%{escaped}%"
+
+
+def contains(column: Any, name: str) -> ColumnElement[bool]:
+    """``column`` contains the text bound as ``name``, ignoring case (LIKE wildcards in it taken literally)."""
+    return func.lower(column).like(bindparam(name, type_=_Contained()), escape="/")
+
+
+def one_of(column: Any, name: str) -> ColumnElement[bool]:
+    """``column`` is one of the values of the list bound as ``name`` (one statement for any length)."""
+    values = select(literal_column("value")).select_from(func.json_each(bindparam(name, type_=JSON)))
+    return column.in_(values.scalar_subquery())
 
 
 def _table(model: Any) -> Table:
@@ -105,6 +183,12 @@ def _update(model: Any, columns: tuple[str, ...]) -> Statement:
     # the new values are bound as "set_<column>", apart from the key's own names
     values = {c: bindparam(f"set_{c}") for c in columns}
     return Statement.of(update(table).where(_equal(table, _key_columns(model))).values(values))
+
+
+@cache
+def _delete(model: Any) -> Statement:
+    table = _table(model)
+    return Statement.of(delete(table).where(_equal(table, _key_columns(model))))
 
 
 @cache
@@ -161,9 +245,32 @@ class Rows:
         here reaches every write)."""
         return self._connection().execute(statement.sql, statement.parameters(values))
 
-    def all(self, statement: Statement, **values: Any) -> list[Row]:
-        """Every row a compiled select returns for ``values``."""
+    def all(self, statement: Statement | Filtered, **values: Any) -> list[Row]:
+        """Every row a compiled select returns for ``values`` (for a ``Filtered`` select, with the
+        conditions whose value ``values`` gives)."""
+        if isinstance(statement, Filtered):
+            statement = statement.pages(values).rows
+            values = {**values, "limit": -1, "offset": 0}
         return [statement.row(found) for found in self.execute(statement, values)]
+
+    def one(self, statement: Statement, **values: Any) -> Row | None:
+        """The first row a compiled select returns for ``values`` (None when there is none)."""
+        found = self.execute(statement, values).fetchone()
+        return None if found is None else statement.row(found)
+
+    def value(self, statement: Statement, **values: Any) -> Any:
+        """The first column of the first row a compiled select returns (None when there is none)."""
+        found = self.execute(statement, values).fetchone()
+        return None if found is None else statement.row(found)[statement.columns[0]]
+
+    def page(self, pages: Pages | Filtered, page: int, per_page: int, **values: Any) -> dict[str, Any]:
+        """Page ``page`` (from 1) of a paged select's rows, ``per_page`` a page, and their total (for a
+        ``Filtered`` select, with the conditions whose value ``values`` gives)."""
+        if isinstance(pages, Filtered):
+            pages = pages.pages(values)
+        total = self.execute(pages.count, values).fetchone()[0]
+        rows = self.all(pages.rows, **values, limit=per_page, offset=(page - 1) * per_page)
+        return {"page": page, "per_page": per_page, "total": total, "rows": rows}
 
     # --- reads ---------------------------------------------------------------------------------
 
@@ -205,6 +312,21 @@ class Rows:
         named = {**_key_values(model, key), **{f"set_{c}": v for c, v in values.items()}}
         cursor = self.execute(_update(model, tuple(values)), named)
         if cursor.rowcount != 1:
+            raise NotFound(f"{_table(model).name} {key!r} not found")
+
+    def change(self, model: Any, row: Row, values: Mapping[str, Any]) -> list[str]:
+        """Set on ``row`` (read by ``get``/``find``) the ``values`` that differ from it, in the database and
+        in the dict; the names of those that changed, in ``values``' order (nothing written when none)."""
+        changed = {c: v for c, v in values.items() if row[c] != v}
+        if changed:
+            self.update(model, tuple(row[c] for c in _key_columns(model)), changed)
+            row.update(changed)
+        return list(changed)
+
+    def delete(self, model: Any, key: Any) -> None:
+        """Delete the row of ``model`` with primary key ``key`` (which must exist)."""
+        self.wrote = True
+        if self.execute(_delete(model), _key_values(model, key)).rowcount != 1:
             raise NotFound(f"{_table(model).name} {key!r} not found")
 
     def next_id(self, model: Any) -> str:

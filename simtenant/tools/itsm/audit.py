@@ -10,7 +10,7 @@ from sqlalchemy import select
 from ...schema.itsm.audit import AuditEntry
 from ..engine.dispatch import ToolContext, paged
 from ..engine.registry import tool
-from .common import InOrg, Page, PerPage, matching, scoped
+from .common_orm import InOrg, Page, PerPage, matching, scoped
 
 
 @tool("itsm.audit", "GET", "/itsm/audit")

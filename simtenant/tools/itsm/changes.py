@@ -24,7 +24,7 @@ from ...schema.itsm.cmdb import ConfigurationItem
 from ...schema.itsm.identity import GroupMember, SysUser, UserGroup
 from ..engine.dispatch import ToolContext, paged, row_dict
 from ..engine.registry import Text, tool
-from .common import (
+from .common_orm import (
     InOrg,
     OrgId,
     Page,
@@ -41,7 +41,7 @@ from .common import (
     scoped,
     target_org,
 )
-from .incidents import incident_in_scope
+from .incidents import incident_object
 
 ChangeId = Annotated[str, Field(description="The change number, e.g. CHG0000201")]
 IncidentNumber = Annotated[str, Field(description="The incident number, e.g. INC0001001")]
@@ -414,7 +414,7 @@ def link_change_to_incident(ctx: ToolContext, change_id: ChangeId, incident_numb
     """Record that an incident is related to (e.g. caused by) a change of its organization: sets the
     incident's change."""
     change = _change(ctx, change_id)
-    incident = incident_in_scope(ctx, incident_number, "crud")
+    incident = incident_object(ctx, incident_number, "crud")
     same_org(incident.org_id, change, "change request")
     if incident.change_id == change.id:
         raise Conflict(f"incident {incident_number} is already linked to change {change_id}", error="duplicate")

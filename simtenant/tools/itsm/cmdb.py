@@ -18,7 +18,7 @@ from ...schema.itsm.cmdb import CI_CLASSES, CI_STATUSES, RELATIONS, CIRelationsh
 from ...schema.itsm.identity import Location, SysUser
 from ..engine.dispatch import ToolContext, paged, row_dict
 from ..engine.registry import Text, tool
-from .common import (
+from .common_orm import (
     InOrg,
     OrgId,
     Page,

@@ -28,7 +28,7 @@ from ...schema.itsm.identity import (
 from ...schema.itsm.incidents import Incident, IncidentWorkNote
 from ..engine.dispatch import ToolContext, paged, row_dict
 from ..engine.registry import Text, tool
-from .common import (
+from .common_orm import (
     RESOURCES,
     InOrg,
     OrgId,

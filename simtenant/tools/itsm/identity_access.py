@@ -22,7 +22,7 @@ from ...schema.itsm.identity import (
 )
 from ..engine.dispatch import ToolContext, paged, row_dict
 from ..engine.registry import Text, tool
-from .common import (
+from .common_orm import (
     InOrg,
     Page,
     PerPage,

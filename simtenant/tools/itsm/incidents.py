@@ -29,7 +29,9 @@ from ...schema.itsm.services import Service, ServiceOffering
 from ...schema.itsm.sla import IncidentSLA, SLADefinition
 from ..engine.dispatch import ToolContext, paged, row_dict
 from ..engine.registry import Text, tool
-from .common import (
+from ..engine.rows import Row
+from .common import get_in_scope as rows_in_scope  # while incident_object lasts
+from .common_orm import (
     InOrg,
     Page,
     PerPage,
@@ -79,12 +81,23 @@ Priority = Annotated[int, Field(ge=1, le=5, description="Priority, 1 critical â€
 # --- shared by the incident, SLA and knowledge modules ------------------------------------------
 
 
-def incident_in_scope(ctx: ToolContext, number: str, action: str = "read") -> Incident:
+def incident_object(ctx: ToolContext, number: str, action: str = "read") -> Incident:
     """The incident, if the acting user may ``action`` it; 404 outside their organizations, 403 without
     rights, and 409 for any change to a closed or cancelled incident (they are final)."""
     incident = get_in_scope(ctx, Incident, number, "incident", "incident", action)
     if action != "read" and incident.status in ("closed", "cancelled"):
         raise Conflict(f"incident {incident.id} is {incident.status}: it can no longer change", error="record_closed")
+    return incident
+
+
+def incident_in_scope(ctx: ToolContext, number: str, action: str = "read") -> Row:
+    """The incident, if the acting user may ``action`` it; 404 outside their organizations, 403 without
+    rights, and 409 for any change to a closed or cancelled incident (they are final)."""
+    incident = rows_in_scope(ctx, Incident, number, "incident", "incident", action)
+    if action != "read" and incident["status"] in ("closed", "cancelled"):
+        raise Conflict(
+            f"incident {incident['id']} is {incident['status']}: it can no longer change", error="record_closed"
+        )
     return incident
 
 
@@ -224,7 +237,7 @@ def _list(
 def get_incident_by_number(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
     """Look up one incident by its number: every field, with the names of its caller, assignee
     and assignment group, its child incidents and its affected CIs."""
-    incident = incident_in_scope(ctx, incident_number)
+    incident = incident_object(ctx, incident_number)
     session = ctx.session
     view = row_dict(incident)
     for field, model in (("caller", SysUser), ("assigned_to", SysUser), ("assignment_group", UserGroup)):
@@ -422,7 +435,7 @@ def update_incident(
     """Change fields of an incident; only the fields given change. Changing impact or urgency
     recomputes the priority. To change the assignee use assign_incident; a new group is refused
     (409 not_in_group) while the current assignee is not an active member of it."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
+    incident = incident_object(ctx, incident_number, "crud")
     updates: dict[str, Any] = {
         k: v
         for k, v in {
@@ -475,7 +488,7 @@ def assign_incident(
     its group). The assignee must be an active member of that group (409 not_in_group).
     Reassigning from someone else requires work_note naming the reason; the note is recorded
     with the previous assignee."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
+    incident = incident_object(ctx, incident_number, "crud")
     org = incident.org_id
     group_id = assignment_group_id or incident.assignment_group_id
     if group_id is None:

@@ -16,7 +16,7 @@ from ...schema.itsm.incidents import (
 )
 from ..engine.dispatch import ToolContext, row_dict
 from ..engine.registry import Text, tool
-from .common import (
+from .common_orm import (
     audit,
     filled,
     may,
@@ -28,7 +28,7 @@ from .incidents import (
     CIId,
     IncidentNumber,
     change_incident,
-    incident_in_scope,
+    incident_object,
     write_note,
 )
 
@@ -42,14 +42,14 @@ def add_work_note(
     note: Annotated[Text, Field(description="The note: what was found or done")],
 ) -> Any:
     """Add an internal work note to an incident, as the acting user."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
+    incident = incident_object(ctx, incident_number, "crud")
     return row_dict(write_note(ctx, "add_work_note", incident, note))
 
 
 @tool(SERVICE, "GET", "/itsm/incidents/work-notes")
 def list_work_notes(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
     """List an incident's work notes, oldest first."""
-    incident = incident_in_scope(ctx, incident_number)
+    incident = incident_object(ctx, incident_number)
     notes = ctx.session.scalars(
         select(IncidentWorkNote).where(IncidentWorkNote.incident_id == incident.id).order_by(IncidentWorkNote.id)
     )
@@ -67,8 +67,8 @@ def add_child_incident(
 ) -> Any:
     """Make one incident the child of another (sets the child's parent). Both must be of the same
     organization (400 cross_organization); an incident cannot be its own ancestor (409 cycle)."""
-    parent = incident_in_scope(ctx, parent_number)
-    child = incident_in_scope(ctx, child_number, "crud")
+    parent = incident_object(ctx, parent_number)
+    child = incident_object(ctx, child_number, "crud")
     same_org(child.org_id, parent, "parent incident")
     if child.parent_id == parent.id:
         raise Conflict(f"{child.id} is already a child of {parent.id}", error="duplicate")
@@ -85,7 +85,7 @@ def add_child_incident(
 @tool(SERVICE, "GET", "/itsm/incidents/children")
 def list_child_incidents(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
     """List the child incidents of an incident, in number order."""
-    parent = incident_in_scope(ctx, incident_number)
+    parent = incident_object(ctx, incident_number)
     children = ctx.session.scalars(select(Incident).where(Incident.parent_id == parent.id).order_by(Incident.id))
     return {"incident_id": parent.id, "children": [row_dict(c) for c in children]}
 
@@ -96,7 +96,7 @@ def list_child_incidents(ctx: ToolContext, incident_number: IncidentNumber) -> A
 @tool(SERVICE, "POST", "/itsm/incidents/affected-cis/link")
 def link_affected_ci(ctx: ToolContext, incident_number: IncidentNumber, ci_id: CIId) -> Any:
     """Record a configuration item as affected by an incident (409 duplicate if it already is)."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
+    incident = incident_object(ctx, incident_number, "crud")
     ci = related(ctx, ConfigurationItem, ci_id, "configuration item", incident.org_id)
     if ctx.session.get(IncidentAffectedCI, (incident.id, ci.id)) is not None:
         raise Conflict(f"{ci.id} is already an affected CI of {incident.id}", error="duplicate")
@@ -109,7 +109,7 @@ def link_affected_ci(ctx: ToolContext, incident_number: IncidentNumber, ci_id: C
 @tool(SERVICE, "POST", "/itsm/incidents/affected-cis/unlink")
 def unlink_affected_ci(ctx: ToolContext, incident_number: IncidentNumber, ci_id: CIId) -> Any:
     """Remove a configuration item from an incident's affected CIs."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
+    incident = incident_object(ctx, incident_number, "crud")
     link = ctx.session.get(IncidentAffectedCI, (incident.id, ci_id))
     if link is None:
         raise NotFound(f"{ci_id!r} is not an affected CI of {incident.id}")
@@ -122,7 +122,7 @@ def unlink_affected_ci(ctx: ToolContext, incident_number: IncidentNumber, ci_id:
 def list_affected_cis(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
     """List the configuration items affected by an incident (with name, class and status when
     the acting user may read the CMDB)."""
-    incident = incident_in_scope(ctx, incident_number)
+    incident = incident_object(ctx, incident_number)
     cmdb = may(ctx, incident.org_id, "cmdb", "read")
     rows = ctx.session.execute(
         select(IncidentAffectedCI, ConfigurationItem)

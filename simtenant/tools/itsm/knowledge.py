@@ -19,7 +19,7 @@ from ...schema.itsm.knowledge import (
 )
 from ..engine.dispatch import ToolContext, paged, row_dict
 from ..engine.registry import Text, tool
-from .common import (
+from .common_orm import (
     InOrg,
     OrgId,
     Page,
@@ -34,7 +34,7 @@ from .common import (
     scoped,
     target_org,
 )
-from .incidents import IncidentNumber, incident_in_scope
+from .incidents import IncidentNumber, incident_object
 
 SERVICE = "itsm.knowledge"
 ArticleState = Literal[ARTICLE_STATES]  # type: ignore[valid-type]
@@ -202,7 +202,7 @@ def link_knowledge_to_incident(
 ) -> Any:
     """Link a knowledge article to an incident, or change the relation of an existing link.
     Only a published article may be linked as the resolution (409 not_published)."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
+    incident = incident_object(ctx, incident_number, "crud")
     article = related(ctx, KnowledgeArticle, article_id, "knowledge article", incident.org_id)
     require(ctx, "knowledge", "read", article.org_id)
     if relation == "resolution" and article.state != "published":
@@ -231,7 +231,7 @@ def link_knowledge_to_incident(
 @tool(SERVICE, "GET", "/itsm/knowledge/incident")
 def list_incident_knowledge(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
     """List the knowledge articles linked to an incident, with their relation, title and state."""
-    incident = incident_in_scope(ctx, incident_number)
+    incident = incident_object(ctx, incident_number)
     rows = ctx.session.execute(
         select(IncidentKnowledge, KnowledgeArticle)
         .join(KnowledgeArticle, KnowledgeArticle.id == IncidentKnowledge.article_id)

@@ -19,7 +19,7 @@ from ...schema.itsm.problems import Problem
 from ...schema.itsm.services import CatalogRequest, Service
 from ..engine.dispatch import ToolContext, paged, row_dict
 from ..engine.registry import Text, tool
-from .common import (
+from .common_orm import (
     InOrg,
     Page,
     PerPage,

@@ -16,7 +16,7 @@ from ...schema.itsm.incidents import Incident
 from ...schema.itsm.problems import PROBLEM_STATUSES, Problem, ProblemIncident
 from ..engine.dispatch import ToolContext, paged, row_dict
 from ..engine.registry import Text, tool
-from .common import (
+from .common_orm import (
     InOrg,
     OrgId,
     Page,
@@ -33,7 +33,7 @@ from .common import (
     scoped,
     target_org,
 )
-from .incidents import incident_in_scope
+from .incidents import incident_object
 
 ProblemId = Annotated[str, Field(description="The problem number, e.g. PRB0000101")]
 IncidentNumber = Annotated[str, Field(description="The incident number, e.g. INC0001001")]
@@ -227,7 +227,7 @@ def link_incident_to_problem(ctx: ToolContext, problem_id: ProblemId, incident_n
     """Link an incident to the problem that causes it, of the same organization (the incident's
     problem is set too). An incident belongs to at most one problem."""
     problem = _open_problem(ctx, problem_id)
-    incident = incident_in_scope(ctx, incident_number, "crud")
+    incident = incident_object(ctx, incident_number, "crud")
     same_org(problem.org_id, incident, "incident")
     if ctx.session.get(ProblemIncident, (problem.id, incident.id)) is not None or incident.problem_id == problem.id:
         raise Conflict(f"incident {incident_number} is already linked to problem {problem_id}", error="duplicate")
@@ -249,7 +249,7 @@ def link_incident_to_problem(ctx: ToolContext, problem_id: ProblemId, incident_n
 def unlink_incident_from_problem(ctx: ToolContext, problem_id: ProblemId, incident_number: IncidentNumber) -> Any:
     """Remove the link between an incident and a problem (the incident's problem is cleared)."""
     problem = _open_problem(ctx, problem_id)
-    incident = incident_in_scope(ctx, incident_number, "crud")
+    incident = incident_object(ctx, incident_number, "crud")
     link = ctx.session.get(ProblemIncident, (problem.id, incident.id))
     if link is None:
         raise NotFound(f"incident {incident_number} is not linked to problem {problem_id}")

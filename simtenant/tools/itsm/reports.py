@@ -16,7 +16,7 @@ from ...schema.itsm.notifications import Notification
 from ...schema.itsm.sla import STAGES, IncidentSLA, SLADefinition
 from ..engine.dispatch import ToolContext
 from ..engine.registry import tool
-from .common import InOrg, scoped
+from .common_orm import InOrg, scoped
 
 IncidentStatus = Literal[INCIDENT_STATUSES]  # type: ignore[valid-type]
 Category = Literal[CATEGORIES]  # type: ignore[valid-type]

@@ -25,7 +25,7 @@ from ...schema.itsm.services import (
 )
 from ..engine.dispatch import ToolContext, paged, row_dict
 from ..engine.registry import Text, tool
-from .common import (
+from .common_orm import (
     InOrg,
     Page,
     PerPage,

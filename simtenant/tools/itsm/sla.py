@@ -13,8 +13,8 @@ from ...errors import Conflict
 from ...schema.itsm.sla import STAGES, SLADefinition
 from ..engine.dispatch import ToolContext, row_dict
 from ..engine.registry import tool
-from .common import InOrg, require, scoped
-from .incidents import OPEN_STATUSES, IncidentNumber, clocks_of, incident_in_scope, start_clock
+from .common_orm import InOrg, require, scoped
+from .incidents import OPEN_STATUSES, IncidentNumber, clocks_of, incident_object, start_clock
 
 SERVICE = "itsm.sla"
 Stage = Literal[STAGES]  # type: ignore[valid-type]
@@ -46,7 +46,7 @@ def list_sla_definitions(
 def get_incident_slas(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
     """The SLA clocks of an incident: stage, state, start, breach time, completion and whether it
     breached; a running clock past its breach time is marked overdue."""
-    incident = incident_in_scope(ctx, incident_number)
+    incident = incident_object(ctx, incident_number)
     require(ctx, "sla", "read", incident.org_id)
     clocks = []
     for clock in clocks_of(ctx, incident.id):
@@ -67,7 +67,7 @@ def link_new_incident_sla(ctx: ToolContext, incident_number: IncidentNumber) -> 
     """Start the missing SLA clocks of an open incident that lacks them: the response and
     resolution SLAs of its current priority, started now. Refused (409 duplicate) when the
     incident already has a clock for every stage."""
-    incident = incident_in_scope(ctx, incident_number, "crud")
+    incident = incident_object(ctx, incident_number, "crud")
     if incident.status not in OPEN_STATUSES:
         raise Conflict(
             f"incident {incident.id} is {incident.status}; SLA clocks run on open incidents only", error="not_open"

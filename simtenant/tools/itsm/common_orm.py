@@ -1,0 +1,380 @@
+"""ORM versions of the ITSM helpers in ``common``, for the tool modules not yet moved onto
+``ctx.rows`` (this module goes when the last one moves)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Annotated, Any, TypeVar
+
+from pydantic import Field
+from sqlalchemy import Select, func, inspect, select
+from sqlalchemy.orm import Session
+
+from ...errors import Conflict, Forbidden, InvalidArgument, NotFound
+from ...schema.itsm.audit import AuditEntry
+from ...schema.itsm.identity import Organization, Permission, RolePermission, SysUser, UserRole
+from ..engine.dispatch import ToolContext
+
+T = TypeVar("T")
+
+RESOURCES = (
+    "organization",
+    "location",
+    "user",
+    "role",
+    "group",
+    "service",
+    "catalog",
+    "request",
+    "cmdb",
+    "incident",
+    "problem",
+    "change",
+    "knowledge",
+    "sla",
+    "notification",
+    "audit",
+)
+
+Page = Annotated[int, Field(ge=1, description="Page number, from 1")]
+PerPage = Annotated[int, Field(ge=1, le=50, description="Rows per page, at most 50")]
+
+
+OrgId = Annotated[
+    str | None,
+    Field(description="The organization to create it in (one you hold a role in), e.g. ORG-ACME; yours when omitted"),
+]
+InOrg = Annotated[str | None, Field(description="Only records of this organization (one you hold a role in)")]
+
+_MEMO = "itsm_grants_orm"  # the acting user's grants, in the call's memo (kept across reads until a write)
+
+
+@dataclass(frozen=True)
+class Grants:
+    """The acting user and what their roles give them, read once per call: the roles they hold in
+    each organization (their scope is the organizations they hold one in), per organization the
+    actions each resource allows, and which organizations of the scope are inactive."""
+
+    actor: str
+    user: SysUser
+    roles: dict[str, frozenset[str]]
+    rights: dict[str, dict[str, frozenset[str]]]
+    inactive: frozenset[str]
+
+    @property
+    def orgs(self) -> frozenset[str]:
+        return frozenset(self.roles)
+
+    def may(self, org_id: str, resource: str, action: str) -> bool:
+        """Whether the roles in ``org_id`` grant ``action`` (read, or crud which implies read) on ``resource``."""
+        granted = self.rights.get(org_id, {}).get(resource, frozenset())
+        return "crud" in granted or (action == "read" and "read" in granted)
+
+
+def grants(ctx: ToolContext) -> Grants:
+    """The acting user's grants, memoised in the call's memo: one query for a run of reads, however many
+    checks they make (a write starts afresh). The acting user must be known, active and not locked, or the
+    call is refused."""
+    memo = ctx.memo.get(_MEMO)
+    if memo is not None and memo.actor == ctx.actor:
+        return memo
+    if ctx.actor is None:
+        raise Forbidden("these tools act as a user, and the task names none", error="no_actor")
+    user = ctx.session.get(SysUser, ctx.actor)
+    if user is None:
+        raise Forbidden(f"acting user {ctx.actor} does not exist", error="no_actor")
+    if not user.active or user.locked:
+        raise Forbidden(f"acting user {ctx.actor} is inactive or locked", error="inactive_actor")
+    query = (
+        select(UserRole.org_id, Organization.active, UserRole.role_id, Permission.resource, Permission.action)
+        .select_from(UserRole)
+        .join(Organization, Organization.id == UserRole.org_id)
+        .outerjoin(RolePermission, RolePermission.role_id == UserRole.role_id)
+        .outerjoin(Permission, Permission.id == RolePermission.permission_id)
+        .where(UserRole.user_id == user.id)
+    )
+    roles: dict[str, set[str]] = {}
+    rights: dict[str, dict[str, set[str]]] = {}
+    inactive = set()
+    for org, active, role, resource, action in ctx.session.execute(query):
+        roles.setdefault(org, set()).add(role)
+        if not active:
+            inactive.add(org)
+        if resource is not None:
+            rights.setdefault(org, {}).setdefault(resource, set()).add(action)
+    memo = Grants(
+        actor=ctx.actor,
+        user=user,
+        roles={org: frozenset(r) for org, r in roles.items()},
+        rights={org: {res: frozenset(a) for res, a in by.items()} for org, by in rights.items()},
+        inactive=frozenset(inactive),
+    )
+    ctx.memo[_MEMO] = memo
+    return memo
+
+
+def forget_grants(ctx: ToolContext) -> None:
+    """Drop the memo, for a tool that changes the roles it was read from."""
+    ctx.memo.pop(_MEMO, None)
+    ctx.memo.pop("itsm_grants", None)
+
+
+def acting_user(ctx: ToolContext) -> SysUser:
+    """The task's acting user: known, active and not locked, or the call is refused."""
+    return grants(ctx).user
+
+
+def roles_of(session: Session, user_id: str, org_id: str) -> list[str]:
+    """The roles any user holds in ``org_id`` (read from the database, not the memo)."""
+    query = select(UserRole.role_id).where(UserRole.user_id == user_id, UserRole.org_id == org_id)
+    return sorted(session.scalars(query))
+
+
+def scope(ctx: ToolContext) -> list[str]:
+    """The organizations the acting user holds a role in."""
+    return sorted(grants(ctx).orgs)
+
+
+def in_scope(ctx: ToolContext, org_id: str | None) -> bool:
+    return org_id in grants(ctx).orgs
+
+
+def allowed(session: Session, user_id: str, org_id: str, resource: str, action: str) -> bool:
+    """Whether any user's roles in ``org_id`` grant ``action`` (read or crud) on ``resource``
+    (read from the database; for the acting user use ``may``)."""
+    actions = ("read", "crud") if action == "read" else ("crud",)
+    query = (
+        select(func.count())
+        .select_from(UserRole)
+        .join(RolePermission, RolePermission.role_id == UserRole.role_id)
+        .join(Permission, Permission.id == RolePermission.permission_id)
+        .where(
+            UserRole.user_id == user_id,
+            UserRole.org_id == org_id,
+            Permission.resource == resource,
+            Permission.action.in_(actions),
+        )
+    )
+    return bool(session.scalar(query))
+
+
+def may(ctx: ToolContext, org_id: str, resource: str, action: str) -> bool:
+    """Whether the acting user's roles in ``org_id`` allow ``action`` on ``resource``."""
+    return grants(ctx).may(org_id, resource, action)
+
+
+def readable(ctx: ToolContext, resource: str) -> list[str]:
+    """The organizations of the acting user's scope where they may read ``resource``."""
+    memo = grants(ctx)
+    return sorted(org for org in memo.orgs if memo.may(org, resource, "read"))
+
+
+def require(
+    ctx: ToolContext, resource: str, action: str, org_id: str | None = None, even_if_inactive: bool = False
+) -> SysUser:
+    """The acting user, if their roles allow ``action`` on ``resource`` in the organization
+    (their own by default); otherwise 403. An inactive organization's records are read-only (409),
+    except where access is being taken away (``even_if_inactive``)."""
+    memo = grants(ctx)
+    user = memo.user
+    org = org_id or user.org_id
+    if not memo.may(org, resource, action):
+        roles = ", ".join(sorted(memo.roles.get(org, ()))) or "none"
+        verb = "read" if action == "read" else "change"
+        raise Forbidden(f"{user.id} (roles: {roles}) may not {verb} {resource} records in {org}")
+    if action != "read" and org in memo.inactive and not even_if_inactive:
+        raise Conflict(
+            f"organization {org} is inactive: its records can be read but not changed", error="inactive_organization"
+        )
+    return user
+
+
+def require_somewhere(ctx: ToolContext, resource: str, action: str) -> SysUser:
+    """The acting user, if their roles allow ``action`` on ``resource`` in at least one organization
+    of their scope; otherwise 403, as ``require`` says it for their own organization. Tools whose
+    organization follows from a record they look up call it first, so a user without the right
+    anywhere is refused before any look-up."""
+    memo = grants(ctx)
+    if any(memo.may(org, resource, action) for org in memo.orgs):
+        return memo.user
+    return require(ctx, resource, action)
+
+
+def require_role(ctx: ToolContext, role: str, org_id: str | None = None) -> SysUser:
+    memo = grants(ctx)
+    user = memo.user
+    org = org_id or user.org_id
+    held = memo.roles.get(org, frozenset())
+    if role not in held and "admin" not in held:
+        raise Forbidden(f"only a {role} may do this; {user.id} is not one in {org}", error="role_required")
+    return user
+
+
+def target_org(ctx: ToolContext, org_id: str | None) -> str:
+    """The organization a new record is created in when no record it refers to decides it: ``org_id``
+    when given (404 unless the acting user holds a role there), else the acting user's own."""
+    if org_id is None:
+        return acting_user(ctx).org_id
+    if not in_scope(ctx, org_id):
+        raise NotFound(f"organization {org_id!r} not found")
+    return org_id
+
+
+def get_in_scope(ctx: ToolContext, model: type[T], key: Any, what: str, resource: str, action: str = "read") -> T:
+    """The row with this key, if it is in the acting user's scope and they may act on it; a row
+    outside their scope is reported as not found, so nothing about it leaks."""
+    row = ctx.session.get(model, key)
+    if row is None or not in_scope(ctx, row.org_id):  # type: ignore[attr-defined]
+        raise NotFound(f"{what} {key!r} not found")
+    require(ctx, resource, action, row.org_id)  # type: ignore[attr-defined]
+    return row
+
+
+def same_org(org_id: str, row: Any, what: str) -> Any:
+    """``row`` if it belongs to ``org_id`` (the organization of the record being written); else 400
+    cross_organization: a record only ever refers to records of its own organization."""
+    if row.org_id != org_id:
+        raise InvalidArgument(
+            f"{what} {_key_of(row)} belongs to {row.org_id}, not to {org_id} (the organization of the record "
+            f"written): a record only refers to records of its own organization",
+            error="cross_organization",
+        )
+    return row
+
+
+def related(ctx: ToolContext, model: type[T], key: Any, what: str, org_id: str) -> T:
+    """A record a write refers to (caller, assignee, group, CI, service, article, ...): 404 if it does
+    not exist or lies outside the acting user's scope, 400 cross_organization if it is in scope but of
+    another organization than ``org_id``, the organization of the record being written. A person
+    counts as of an organization they hold a role in: provider staff work on their clients' records,
+    and the client's own people may refer to them there (though not look them up in the provider's
+    directory)."""
+    row = ctx.session.get(model, key)
+    if isinstance(row, SysUser) and row.org_id != org_id and roles_of(ctx.session, row.id, org_id):
+        return row  # works there: provider staff can be referred to by the client's own people too
+    if row is None or not in_scope(ctx, row.org_id):  # type: ignore[attr-defined]
+        raise NotFound(f"{what} {key!r} not found")
+    return same_org(org_id, row, what)
+
+
+def seen_in_scope(ctx: ToolContext, user: SysUser) -> bool:
+    """Whether a person is of the acting user's scope: of one of its organizations, or working in one
+    (holding a role there, as provider staff do in their clients)."""
+    if in_scope(ctx, user.org_id):
+        return True
+    query = (
+        select(func.count()).select_from(UserRole).where(UserRole.user_id == user.id, UserRole.org_id.in_(scope(ctx)))
+    )
+    return bool(ctx.session.scalar(query))
+
+
+def person_in_scope(ctx: ToolContext, user_id: str) -> SysUser:
+    """A user of the scope, or one who works in it (provider staff holding a role in a client of it);
+    404 otherwise, as for an unknown id."""
+    user = ctx.session.get(SysUser, user_id)
+    if user is None or not seen_in_scope(ctx, user):
+        raise NotFound(f"user {user_id!r} not found")
+    return user
+
+
+def works_in(session: Session, org_id: str, user: SysUser, what: str = "user") -> SysUser:
+    """``user`` if they belong to ``org_id`` or hold a role there; else 400 cross_organization."""
+    if user.org_id == org_id or roles_of(session, user.id, org_id):
+        return user
+    return same_org(org_id, user, what)
+
+
+def find_one(ctx: ToolContext, query: Select, what: str, resource: str, org_id: str | None = None) -> Any:
+    """The first row of ``query`` the acting user may read (of ``org_id`` alone, when given): rows
+    outside their scope are never looked at, rows in an organization where they may not read
+    ``resource`` are skipped. 404 when there is none; 403 when every match in scope is one they may
+    not read."""
+    memo = grants(ctx)
+    entity = query.column_descriptions[0]["entity"]
+    if org_id is not None and org_id not in memo.orgs:
+        raise NotFound(f"organization {org_id!r} not found")
+    orgs = sorted(memo.orgs) if org_id is None else [org_id]
+    denied = None
+    for row in ctx.session.scalars(query.where(entity.org_id.in_(orgs))):
+        if memo.may(row.org_id, resource, "read"):
+            return row
+        denied = denied or row.org_id
+    if denied is not None:
+        require(ctx, resource, "read", denied)
+    raise NotFound(f"{what} not found")
+
+
+def scoped(ctx: ToolContext, query: Select, model: Any, resource: str, org_id: str | None = None) -> Select:
+    """``query`` limited to the organizations the acting user may read ``resource`` in, or to
+    ``org_id`` alone when given (404 outside their scope, 403 where they may not read it)."""
+    if org_id is not None:
+        if not in_scope(ctx, org_id):
+            raise NotFound(f"organization {org_id!r} not found")
+        require(ctx, resource, "read", org_id)
+        return query.where(model.org_id == org_id)
+    orgs = readable(ctx, resource)
+    if not orgs:
+        raise Forbidden(f"{acting_user(ctx).id} may not read {resource} records")
+    return query.where(model.org_id.in_(orgs))
+
+
+def matching(query: Select, *filters: tuple[Any, Any]) -> Select:
+    """``query`` limited to rows whose column equals the value, for each (column, value) given."""
+    for column, value in filters:
+        if value is not None:
+            query = query.where(column == value)
+    return query
+
+
+def audit(ctx: ToolContext, tool: str, action: str, record: Any, fields: Iterable[str]) -> None:
+    """Write the audit entry of a mutation: who, which tool, what, which record and fields, when."""
+    ctx.session.add(
+        AuditEntry(
+            org_id=record.org_id,
+            actor_id=ctx.actor,
+            tool=tool,
+            action=action,
+            record_table=record.__table__.name,
+            record_id=_key_of(record),
+            fields=sorted(fields),
+            created_at=ctx.timestamp,
+        )
+    )
+
+
+def _key_of(record: Any) -> str:
+    """The record's primary key as text (a composite key joined by /)."""
+    return "/".join(str(getattr(record, c.name)) for c in record.__table__.primary_key.columns)
+
+
+def apply_updates(record: Any, updates: dict[str, Any], writable: Iterable[str]) -> list[str]:
+    """Set the given fields (only writable ones); returns the names of those that changed."""
+    writable = set(writable)
+    unknown = sorted(set(updates) - writable)
+    if unknown:
+        raise InvalidArgument(
+            f"not writable here: {', '.join(unknown)}; writable: {', '.join(sorted(writable))}", error="invalid_field"
+        )
+    changed = []
+    for field, value in updates.items():
+        if getattr(record, field) != value:
+            setattr(record, field, value)
+            changed.append(field)
+    return changed
+
+
+def filled(record: Any) -> list[str]:
+    """The columns a new record sets (all but a surrogate ``id`` and empty ones), for its audit entry."""
+    return [a.key for a in inspect(record).mapper.column_attrs if a.key != "id" and getattr(record, a.key) is not None]
+
+
+def priority_of(impact: int, urgency: int) -> int:
+    """The policy's impact × urgency matrix: 1+1 → 1 (critical) … 3+3 → 5 (planning)."""
+    return impact + urgency - 1
+
+
+def later(timestamp: str, minutes: int) -> str:
+    moment = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ") + timedelta(minutes=minutes)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
