@@ -21,7 +21,7 @@ from . import db, seeds
 from .errors import Conflict
 from .task import Task
 from .task.shaping import ShapedTracker
-from .tools import Tool, canonical_json, dispatch
+from .tools import Tool, dispatch
 from .tools.engine.dispatch import Outcome
 from .tools.engine.rows import driver
 from .world import DEFAULT_MAX_STEPS, USER_TOOL, Briefing, World, get_world
@@ -158,7 +158,7 @@ class Episode:
         tool = self.tools.get(outcome.tool)
         return self.shaped.step(
             outcome.tool,
-            canonical_json(outcome.args),
+            outcome.args_json,
             outcome.ok,
             outcome.args,
             outcome.result,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import ShapedReward
+from . import Milestone, ShapedReward
 from .matching import call_matches
 
 
@@ -27,6 +27,14 @@ class ShapedTracker:
         self.seen: set[tuple[str, str]] = set()
         self.any_relevant = False
         self.complete = False
+        self._about: dict[str, list[Milestone]] = {}  # per tool, the milestones a call of it may reach
+
+    def _milestones_about(self, tool: str) -> list[Milestone]:
+        """The milestones with a matcher naming ``tool``, in the rules' order (the others cannot match)."""
+        about = self._about.get(tool)
+        if about is None:
+            about = self._about[tool] = [m for m in self.rules.milestones if tool in _tools_named(m)]
+        return about
 
     def step(self, tool: str, args_json: str, ok: bool, args: dict[str, Any], result: Any, harness: bool) -> float:
         if harness:
@@ -47,8 +55,8 @@ class ShapedTracker:
         self.seen.add(call)
 
         reached_before = set(self.reached)
-        for milestone in rules.milestones:
-            if milestone.when is None or (milestone.name in self.reached and not milestone.repeat):
+        for milestone in self._milestones_about(tool):
+            if milestone.name in self.reached and not milestone.repeat:
                 continue
             if set(milestone.unless) & reached_before:
                 continue
@@ -83,3 +91,11 @@ class ShapedTracker:
         change = round(new_total - self.total, 6)
         self.total = new_total
         return change
+
+
+def _tools_named(milestone: Milestone) -> set[str]:
+    """The tools a milestone's matchers name (none for a milestone reached by others)."""
+    if milestone.when is None:
+        return set()
+    matchers = milestone.when if isinstance(milestone.when, list) else [milestone.when]
+    return {name for m in matchers for name in ([m.tool] if isinstance(m.tool, str) else m.tool)}

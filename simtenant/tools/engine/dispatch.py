@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ValidationError
@@ -148,6 +148,11 @@ class Outcome:
     result: Any = None
     error: dict[str, Any] | None = None
     reward: float | None = None
+
+    @cached_property
+    def args_json(self) -> str:
+        """The arguments as canonical JSON text (as recorded, and as the shaped reward tells calls apart)."""
+        return canonical_json(self.args)
 
     def to_dict(self, with_reward: bool = True) -> dict[str, Any]:
         """The call as recorded; ``with_reward`` false leaves out its step reward (what an agent is shown
@@ -353,7 +358,7 @@ def _record(session: Session, outcome: Outcome, result_text: str | None = None) 
         (
             outcome.seq,
             outcome.tool,
-            canonical_json(outcome.args),
+            outcome.args_json,
             outcome.ok,
             result_text if outcome.ok else None,
             None if outcome.ok else canonical_json(outcome.error),
