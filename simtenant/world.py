@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from pathlib import Path
@@ -11,9 +12,9 @@ import yaml
 from pydantic import TypeAdapter
 from sqlalchemy import Table
 
-from .errors import NotFound
+from .errors import InvalidArgument, NotFound
 from .schema import Base, metadata
-from .task import Call, RubricComponent, Task, load_task
+from .task import DIFFICULTIES, SPLITS, Call, RubricComponent, Task, derived_difficulty, load_task
 from .tools import Tool, tools_of
 from .tools.engine.harness import STOP
 from .tools.engine.registry import REGISTRY
@@ -162,8 +163,18 @@ class World:
     def tasks(self) -> dict[str, Task]:
         if self._tasks is None:
             paths = sorted((self.folder / "tasks").glob("*.yaml"))
-            self._tasks = {t.id: t for t in (load_task(self.name, p) for p in paths)}
+            self._tasks = {t.id: t for t in (self.load_task(p) for p in paths)}
         return self._tasks
+
+    def load_task(self, path: Path) -> Task:
+        """Read one task file of this world; a task that declares no difficulty gets the one its gold's
+        writes and its operator's facts give (``derived_difficulty``)."""
+        task = load_task(self.name, path)
+        if task.difficulty is not None:
+            return task
+        writes = sum(1 for call in task.gold if (tool := self.operation(call)) is not None and tool.writes)
+        facts = len(task.user.facts) if task.user is not None else 0
+        return task.model_copy(update={"difficulty": derived_difficulty(writes, facts)})
 
 
 @cache
@@ -213,7 +224,7 @@ def get_task(task_id: str | int) -> Task:
         if task_id not in world._single:
             path = world.folder / "tasks" / f"{task_id.split('/', 1)[1]}.yaml"
             if path.is_file():
-                world._single[task_id] = load_task(world.name, path)
+                world._single[task_id] = world.load_task(path)
         if task_id in world._single:
             return world._single[task_id]
     raise NotFound(f"unknown task {task_id!r}; see `simtenant tasks {world.name}`", error="unknown_task")
@@ -221,3 +232,14 @@ def get_task(task_id: str | int) -> Task:
 
 def all_tasks() -> list[Task]:
     return [t for w in worlds().values() for t in w.tasks.values()]
+
+
+def of_kind(tasks: Iterable[Task], split: str | None = None, difficulty: str | None = None) -> list[Task]:
+    """The tasks of ``split`` (train, test) and ``difficulty`` (easy, medium, hard), each when given."""
+    if split is not None and split not in SPLITS:
+        raise InvalidArgument(f"split is one of {', '.join(SPLITS)}, not {split!r}", error="invalid_split")
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise InvalidArgument(
+            f"difficulty is one of {', '.join(DIFFICULTIES)}, not {difficulty!r}", error="invalid_difficulty"
+        )
+    return [t for t in tasks if split in (None, t.split) and difficulty in (None, t.difficulty)]

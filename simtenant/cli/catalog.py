@@ -8,9 +8,11 @@ import typer
 from rich.table import Table
 
 from ..errors import InvalidArgument
-from ..world import get_world, worlds
+from ..world import all_tasks, get_world, of_kind, worlds
 from .common import (
+    Difficulty,
     JsonFlag,
+    Split,
     _print_json,
     command,
     show_table,
@@ -39,14 +41,25 @@ def list_worlds(json_output: JsonFlag = False) -> None:
 
 
 @command()
-def tasks(world: Annotated[str, typer.Argument(help="World name")], json_output: JsonFlag = False) -> None:
-    """List a world's task ids with one-line descriptions."""
-    found = get_world(world).tasks.values()
+def tasks(
+    world: Annotated[str | None, typer.Argument(help="World name (every world when omitted)")] = None,
+    split: Split = None,
+    difficulty: Difficulty = None,
+    json_output: JsonFlag = False,
+) -> None:
+    """List task ids with their split, difficulty and one-line description."""
+    found = of_kind(all_tasks() if world is None else get_world(world).tasks.values(), split, difficulty)
     if json_output:
-        return _print_json([{"task": t.id, "description": t.description} for t in found])
-    table = Table("task", "description")
+        return _print_json(
+            [
+                {"task": t.id, "split": t.split, "difficulty": t.difficulty, "family": t.family or t.id}
+                | {"description": t.description}
+                for t in found
+            ]
+        )
+    table = Table("task", "split", "difficulty", "description")
     for task in found:
-        table.add_row(task.id, task.description)
+        table.add_row(task.id, task.split, task.difficulty, task.description)
     show_table(table)
 
 

@@ -27,6 +27,8 @@ console = Console(soft_wrap=True)  # a long path or message stays one line (the 
 errors = Console(stderr=True, soft_wrap=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of a summary")]
+Split = Annotated[str | None, typer.Option(help="Only tasks of this split: train or test")]
+Difficulty = Annotated[str | None, typer.Option(help="Only tasks of this difficulty: easy, medium or hard")]
 RewardMode = Annotated[
     str | None, typer.Option(help="default, shaped, rubric or assertions (the task's own reward mode by default)")
 ]

@@ -24,15 +24,23 @@ def _cell(text: str) -> str:
 
 
 def catalogue(world: World) -> str:
-    """The world's task table: id, the apps it connects (where tasks connect any), its gold calls,
-    its scored assertions (where tasks have any) and its one-line description."""
+    """The world's task table: id, split, difficulty, the apps it connects (where tasks connect any),
+    its gold calls, its scored assertions (where tasks have any) and its one-line description."""
     tasks: list[Task] = sorted(world.tasks.values(), key=lambda t: t.id)
     apps = any(t.connected for t in tasks)
     scored = any(t.assertions for t in tasks)
-    header = ["task", *(["apps"] if apps else []), "gold calls", *(["assertions"] if scored else []), "the task"]
+    header = [
+        "task",
+        "split",
+        "difficulty",
+        *(["apps"] if apps else []),
+        "gold calls",
+        *(["assertions"] if scored else []),
+        "the task",
+    ]
     rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for task in tasks:
-        cells = [f"`{task.id}`"]
+        cells = [f"`{task.id}`", task.split, str(task.difficulty)]
         if apps:
             cells.append(", ".join(task.connected))
         cells.append(str(len(task.gold)))

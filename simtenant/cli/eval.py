@@ -15,8 +15,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .. import evaluation
+from ..errors import NotFound
 from ..grader.grade import check_reward_mode
-from .common import JsonFlag, MaxSteps, RewardMode, _print_json, command, console, show_table
+from ..world import of_kind
+from .common import (
+    Difficulty,
+    JsonFlag,
+    MaxSteps,
+    RewardMode,
+    Split,
+    _print_json,
+    command,
+    console,
+    show_table,
+)
 
 progress_console = Console(stderr=True)
 
@@ -92,6 +104,8 @@ def eval_command(
     address: Annotated[
         str | None, typer.Option(help="With --backend ray: the cluster's address (default: a local Ray instance)")
     ] = None,
+    split: Split = None,
+    difficulty: Difficulty = None,
     json_output: JsonFlag = False,
 ) -> None:
     """Play tasks × trials in parallel, grade every episode into OUT/results.jsonl, and summarise."""
@@ -99,7 +113,9 @@ def eval_command(
     from ..evaluation.ray import check_backend
 
     check_backend(backend, address)
-    chosen = evaluation.match_tasks(tasks)
+    chosen = of_kind(evaluation.match_tasks(tasks), split, difficulty)
+    if not chosen:
+        raise NotFound(f"no task of {tasks} is of split {split} and difficulty {difficulty}", error="no_matching_tasks")
     check_agent(agent, actions)
     for task in chosen:
         check_reward_mode(task, reward)
@@ -117,7 +133,15 @@ def eval_command(
         out = runs_dir / f"{datetime.now().strftime('%Y%m%d-%H%M%S')}-{agent}-eval"
     with evaluation.locked(out):
         jobs = evaluation.prepare(
-            out, chosen, trials, agent, resume, actions=actions, reward=reward, options=options, patterns=tasks
+            out,
+            chosen,
+            trials,
+            agent,
+            resume,
+            actions=actions,
+            reward=reward,
+            options=options,
+            patterns=tasks if split is None and difficulty is None else [t.id for t in chosen],
         )
         skipped = len(chosen) * trials - len(jobs)
         if skipped:

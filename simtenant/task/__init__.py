@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import TaskError
 from ..facts import Fact  # a fact a text must state; a list: any of its alternatives
@@ -237,12 +237,43 @@ class Operator(Model):
     done_when: list[Fact] = []
 
 
+DIFFICULTIES = ("easy", "medium", "hard")
+SPLITS = ("train", "test")
+TEST_SHARE = 20  # percent of the families held out for testing
+
+
+def split_of(world: str, family: str) -> str:
+    """The split of a family of tasks: ``test`` for about TEST_SHARE percent of the families, chosen by
+    a hash of the family's name, so a family's split never changes when tasks are added or edited."""
+    digest = hashlib.sha256(f"{world}/{family}".encode()).digest()
+    return "test" if int.from_bytes(digest[:4], "big") % 100 < TEST_SHARE else "train"
+
+
+def derived_difficulty(writes: int, facts_to_ask: int) -> str:
+    """A task's tier when its file declares none, from the work its gold does: ``easy`` at most one
+    write and one fact to ask the operator for; ``hard`` five writes or more, or three facts or more;
+    ``medium`` otherwise."""
+    if writes >= 5 or facts_to_ask >= 3:
+        return "hard"
+    if writes <= 1 and facts_to_ask <= 1:
+        return "easy"
+    return "medium"
+
+
 class Task(Model):
     id: str
     world: str
     description: str
     instruction: str
     notes: str = ""
+    # tasks made from one template over different records share a family (the template's name): a
+    # family lands whole in one split; none named, the task is a family of its own
+    family: str | None = None
+    # the task's tier: declared by its author, or derived from its gold by its world when it loads the
+    # task (``derived_difficulty``)
+    difficulty: Literal[DIFFICULTIES] | None = None  # type: ignore[valid-type]
+    # train or test, from the family (``split_of``); never declared, so no family is ever split
+    split: Literal[SPLITS]  # type: ignore[valid-type]
     # other names of the task: a published benchmark's own ids for it (ServiceBench's numbers), which
     # get_task and the servers accept; unique across the worlds (validate checks)
     aliases: list[Annotated[str, BeforeValidator(str)]] = []
@@ -265,6 +296,14 @@ class Task(Model):
     rubric: list[RubricComponent] | None = None  # the world's rubric when not given
     assertions: list[Assertion] = []
     hash: str
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "split" not in data and isinstance(data.get("id"), str):
+            world, _, name = data["id"].partition("/")
+            data = {**data, "split": split_of(world, data.get("family") or name)}
+        return data
 
     @field_validator("current_time")
     @classmethod
@@ -303,6 +342,8 @@ def load_task(world: str, path: Path) -> Task:
         raise TaskError(f"{where}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):
         raise TaskError(f"{where}: a task file holds a mapping")
+    if "split" in data:
+        raise TaskError(f"{where}: split: follows the task's family; name a family instead")
     data = {**data, "id": f"{world}/{path.stem}", "world": world, "hash": hashlib.sha256(text).hexdigest()}
     try:
         return Task.model_validate(data)
