@@ -119,3 +119,62 @@ def test_a_constraint_a_rows_write_breaks_is_a_409_and_nothing_is_written(tmp_pa
         assert "stock_nonneg" in outcome.error["message"]
         with transaction(episode.session):
             assert Rows(episode.session).get(Product, "SKU-445") == before
+
+
+def test_filtered_pages_contains_one_of_and_fixed_lists_select_what_python_would(tmp_path):
+    """A listing's optional conditions (each left out when its value is None), a case-insensitive
+    "contains" that takes LIKE's wildcards literally, a bound list of any length, a fixed IN list and a
+    constant condition: each page and total equals what filtering all rows in Python gives."""
+    from sqlalchemy import bindparam, or_
+
+    from simtenant.schema.automation.mail import MailMessage
+    from simtenant.tools.engine.rows import Filtered, Pages, Statement, contains, one_of
+
+    t = MailMessage.__table__
+    listing = Filtered(
+        select(t).where(t.c.folder.in_(("inbox", "archive", "sent"))),
+        (t.c.sent_at.desc(), t.c.id.desc()),
+        boxes=one_of(t.c.mailbox, "boxes"),
+        text=or_(contains(t.c.subject, "text"), contains(t.c.body, "text")),
+        unread=t.c.read.is_(False),
+    )
+    task = next(iter(get_world("automation").tasks.values()))
+    with Episode.start(task, tmp_path / "e.db") as episode, episode.session.begin():
+        rows = Rows(episode.session)
+        every = rows.all(Statement.of(select(t).order_by(t.c.sent_at.desc(), t.c.id.desc())))
+        boxes = sorted({m["mailbox"] for m in every})[:3]
+        cases = [{}, {"boxes": boxes}, {"text": "RE"}, {"text": "100%"}, {"unread": True, "boxes": boxes[:1]}]
+        for given in cases:
+            expected = [
+                m
+                for m in every
+                if m["folder"] in ("inbox", "archive", "sent")
+                and ("boxes" not in given or m["mailbox"] in given["boxes"])
+                and ("text" not in given or given["text"].lower() in (m["subject"] + m["body"]).lower())
+                and ("unread" not in given or not m["read"])
+            ]
+            assert rows.all(listing, **given) == expected, given
+            page = rows.page(listing, 2, 3, **given)
+            assert page == {"page": 2, "per_page": 3, "total": len(expected), "rows": expected[3:6]}, given
+        assert rows.all(listing, text="_") == [m for m in every if "_" in m["subject"] + m["body"]] == []
+        assert len(listing._shapes) == len({tuple(sorted(g)) for g in cases} | {("text",)})  # one per shape
+        by_box = Pages.of(select(t).where(t.c.mailbox == bindparam("box")).order_by(t.c.id))
+        assert rows.page(by_box, 1, 100, box=boxes[0])["total"] == sum(m["mailbox"] == boxes[0] for m in every)
+    with pytest.raises(ValueError, match="one_of"):
+        Statement.of(select(t).where(t.c.id.in_(bindparam("ids", expanding=True))))
+
+
+def test_change_writes_only_what_differs_and_delete_needs_the_row(tmp_path):
+    task = get_world("commerce").tasks["commerce/refund-damaged-item"]
+    with Episode.start(task, tmp_path / "e.db") as episode, episode.session.begin():
+        rows = Rows(episode.session)
+        product = rows.need(Product, "SKU-445")
+        assert rows.change(Product, product, {"stock": product["stock"], "name": product["name"]}) == []
+        assert not rows.wrote
+        assert rows.change(Product, product, {"stock": product["stock"] + 2, "name": product["name"]}) == ["stock"]
+        assert rows.need(Product, "SKU-445") == product and rows.wrote
+        from simtenant.errors import NotFound
+        from simtenant.schema.commerce.orders import Refund
+
+        with pytest.raises(NotFound):
+            rows.delete(Refund, "RF-NONE")

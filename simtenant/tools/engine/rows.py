@@ -64,14 +64,28 @@ class Statement:
     @classmethod
     def of(cls, statement: Any) -> Statement:
         compiled = statement.compile(dialect=_DIALECT)
-        names = tuple(compiled.positiontup or ())
-        binds = tuple(compiled.binds[name].type.bind_processor(_DIALECT) for name in names)
-        constants = {n: compiled.binds[n].value for n in names if not compiled.binds[n].required}
+        sql, names, binds, constants = compiled.string, [], [], {}
+        for name in compiled.positiontup or ():
+            bind = compiled.binds[name]
+            convert = bind.type.bind_processor(_DIALECT)
+            if bind.expanding:  # a fixed list (``x.in_(("a", "b"))``), one placeholder each; bind lists with one_of
+                if bind.required or not bind.value:
+                    raise ValueError(f"{name}: an IN list must be fixed and not empty here; bind a list with one_of")
+                sql = sql.replace(f"__[POSTCOMPILE_{name}]", ", ".join("?" * len(bind.value)), 1)
+                for i, item in enumerate(bind.value):
+                    names.append(f"{name}.{i}")
+                    binds.append(convert)
+                    constants[f"{name}.{i}"] = item
+                continue
+            names.append(name)
+            binds.append(convert)
+            if not bind.required:
+                constants[name] = bind.value
         selected = list(getattr(statement, "selected_columns", ()))
         return cls(
-            compiled.string,
-            names,
-            binds,
+            sql,
+            tuple(names),
+            tuple(binds),
             tuple(c.name for c in selected),
             tuple(c.type.result_processor(_DIALECT, None) for c in selected),
             constants or None,
