@@ -37,15 +37,9 @@ LISTED = Filtered(
     subject=contains(_MAIL.c.subject, "subject"),
     unread=_MAIL.c.read.is_(False),
 )
+_SEARCHED_IN = ("subject", "body", "from_address", "to_addresses", "cc_addresses")
 SEARCHED = Filtered(
-    _MAILBOX.where(
-        or_(
-            *(
-                contains(_MAIL.c[c], "query")
-                for c in ("subject", "body", "from_address", "to_addresses", "cc_addresses")
-            )
-        )
-    ),
+    _MAILBOX.where(or_(*(contains(_MAIL.c[column], "query") for column in _SEARCHED_IN))),
     _NEWEST,
     folder=_FOLDER,
 )
@@ -206,10 +200,9 @@ def mail_reply_to_email(
         if reply_all:
             to += [a for a in split(original["to_addresses"]) if a != sender]
             cc = [a for a in split(original["cc_addresses"]) if a != sender]
-    subject = _prefixed("Re:", original["subject"])
-    sent = _deliver(ctx, to, cc, subject, body, thread_id=original["thread_id"], in_reply_to=original["id"])
     ctx.rows.change(MailMessage, original, {"read": True})
-    return sent
+    subject = _prefixed("Re:", original["subject"])
+    return _deliver(ctx, to, cc, subject, body, thread_id=original["thread_id"], in_reply_to=original["id"])
 
 
 @tool(SERVICE, "POST", "/mail/messages/{message_id}/forward")

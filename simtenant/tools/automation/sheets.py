@@ -306,6 +306,6 @@ def sheet_add_column(
     if header in headers:
         raise Conflict(f"worksheet {worksheet['id']} already has a column {header!r}", error="duplicate_column")
     ctx.rows.change(SheetWorksheet, worksheet, {"headers": _dump([*headers, header])})
-    for row in _rows(ctx, worksheet["id"]):
+    for row in ctx.rows.find(SheetRow, ("id",), worksheet_id=worksheet["id"]):
         ctx.rows.change(SheetRow, row, {"cells": _dump({**json.loads(row["cells"]), header: cell_text(default)})})
     return _worksheet(ctx, worksheet)
