@@ -8,13 +8,14 @@ from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import func, or_, select
+from sqlalchemy import bindparam, or_, select
 
 from ...errors import Conflict, Forbidden, InvalidArgument, NotFound
 from ...schema.automation.calendar import CalAttendee, CalEvent
-from ..engine.dispatch import ToolContext, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
+from ..engine.rows import Filtered, Row, Statement, contains, one_of
+from .common import Email, Page, PerPage, me, update_given
 
 SERVICE = "automation.calendar"
 FORMAT = "%Y-%m-%dT%H:%M:%SZ"
@@ -30,6 +31,41 @@ DateTime = Annotated[
 Day = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="A date, e.g. 2026-09-16")]
 Response = Literal["accepted", "declined", "tentative"]
 
+_EVENTS, _ATTENDEES = CalEvent.__table__, CalAttendee.__table__
+_CONFIRMED = _EVENTS.c.status == "confirmed"
+EVENTS = Filtered(
+    select(_EVENTS),
+    (_EVENTS.c.start_at, _EVENTS.c.id),
+    start=_EVENTS.c.end_at > bindparam("start"),
+    end=_EVENTS.c.start_at < bindparam("end"),
+    organizer=_EVENTS.c.organizer == bindparam("organizer"),
+    query=or_(contains(_EVENTS.c.title, "query"), contains(_EVENTS.c.description, "query")),
+    confirmed=_CONFIRMED,
+    attendee=or_(
+        _EVENTS.c.organizer == bindparam("attendee"),
+        _EVENTS.c.id.in_(select(_ATTENDEES.c.event_id).where(_ATTENDEES.c.email == bindparam("attendee"))),
+    ),
+)
+ATTENDEES = Statement.of(
+    select(_ATTENDEES.c.email, _ATTENDEES.c.response)
+    .where(_ATTENDEES.c.event_id == bindparam("event_id"))
+    .order_by(_ATTENDEES.c.id)
+)
+ATTENDEE = Statement.of(
+    select(_ATTENDEES).where(_ATTENDEES.c.event_id == bindparam("event_id"), _ATTENDEES.c.email == bindparam("email"))
+)
+_BUSY_IDS = select(_ATTENDEES.c.event_id).where(
+    one_of(_ATTENDEES.c.email, "people"), _ATTENDEES.c.response != "declined"
+)
+BUSY = Statement.of(
+    select(_EVENTS.c.start_at, _EVENTS.c.end_at).where(
+        _CONFIRMED,
+        _EVENTS.c.id.in_(_BUSY_IDS),
+        _EVENTS.c.start_at < bindparam("closes"),
+        _EVENTS.c.end_at > bindparam("opens"),
+    )
+)
+
 
 def _moment(value: str, field: str) -> datetime:
     try:
@@ -43,34 +79,28 @@ def _check_range(start_at: str, end_at: str) -> None:
         raise InvalidArgument(f"end_at {end_at} must be after start_at {start_at}", error="invalid_range")
 
 
-def _attendees(ctx: ToolContext, event_id: str) -> list[dict[str, Any]]:
-    rows = ctx.session.scalars(select(CalAttendee).where(CalAttendee.event_id == event_id).order_by(CalAttendee.id))
-    return [{"email": a.email, "response": a.response} for a in rows]
+def _event(ctx: ToolContext, event: Row) -> dict[str, Any]:
+    return {**event, "attendees": ctx.rows.all(ATTENDEES, event_id=event["id"])}
 
 
-def _event(ctx: ToolContext, event: CalEvent) -> dict[str, Any]:
-    return {**row_dict(event), "attendees": _attendees(ctx, event.id)}
+def _attendee(ctx: ToolContext, event_id: str, email: str) -> Row | None:
+    return ctx.rows.one(ATTENDEE, event_id=event_id, email=email.lower())
 
 
-def _attendee(ctx: ToolContext, event_id: str, email: str) -> CalAttendee | None:
-    query = select(CalAttendee).where(CalAttendee.event_id == event_id, CalAttendee.email == email.lower())
-    return ctx.session.scalars(query).first()
+def _invite(ctx: ToolContext, event_id: str, email: str, response: str = "needs_action") -> None:
+    attendee = {"id": ctx.rows.next_id(CalAttendee), "event_id": event_id, "email": email.lower(), "response": response}
+    ctx.rows.insert(CalAttendee, attendee)
 
 
-def _invite(ctx: ToolContext, event_id: str, email: str, response: str = "needs_action") -> CalAttendee:
-    attendee = CalAttendee(id=ctx.next_id(CalAttendee), event_id=event_id, email=email.lower(), response=response)
-    ctx.session.add(attendee)
-    ctx.session.flush()
-    return attendee
-
-
-def _changeable(ctx: ToolContext, event_id: str) -> CalEvent:
+def _changeable(ctx: ToolContext, event_id: str) -> Row:
     """The event, if the acting employee organizes it and it is not cancelled."""
-    event = ctx.get(CalEvent, event_id, "event")
-    if event.organizer != me(ctx):
-        raise Forbidden(f"only the organizer ({event.organizer}) may change event {event.id}", error="not_organizer")
-    if event.status == "cancelled":
-        raise Conflict(f"event {event.id} is cancelled", error="event_cancelled")
+    event = ctx.rows.need(CalEvent, event_id, "event")
+    if event["organizer"] != me(ctx):
+        raise Forbidden(
+            f"only the organizer ({event['organizer']}) may change event {event['id']}", error="not_organizer"
+        )
+    if event["status"] == "cancelled":
+        raise Conflict(f"event {event['id']} is cancelled", error="event_cancelled")
     return event
 
 
@@ -87,27 +117,24 @@ def cal_list_events(
     per_page: PerPage = 50,
 ) -> Any:
     """List calendar events (meetings, out-of-office) in a time range or of a person, earliest first."""
-    selected = where_given(
-        select(CalEvent),
-        CalEvent.end_at > start if start else None,
-        CalEvent.start_at < end if end else None,
-        CalEvent.organizer == organizer.lower() if organizer else None,
-        or_(containing(CalEvent.title, query), containing(CalEvent.description, query)) if query else None,
-        None if include_cancelled else CalEvent.status == "confirmed",
+    found = ctx.rows.page(
+        EVENTS,
+        page,
+        per_page,
+        start=start or None,
+        end=end or None,
+        organizer=organizer.lower() if organizer else None,
+        query=query or None,
+        confirmed=None if include_cancelled else True,
+        attendee=attendee.lower() if attendee else None,
     )
-    if attendee:
-        invited = select(CalAttendee.event_id).where(CalAttendee.email == attendee.lower())
-        selected = selected.where(or_(CalEvent.organizer == attendee.lower(), CalEvent.id.in_(invited)))
-    selected = selected.order_by(CalEvent.start_at, CalEvent.id)
-    total = ctx.session.scalar(select(func.count()).select_from(selected.subquery())) or 0
-    events = ctx.session.scalars(selected.offset((page - 1) * per_page).limit(per_page))
-    return {"page": page, "per_page": per_page, "total": total, "rows": [_event(ctx, e) for e in events]}
+    return {**found, "rows": [_event(ctx, e) for e in found["rows"]]}
 
 
 @tool(SERVICE, "GET", "/calendar/events/{event_id}")
 def cal_get_event(ctx: ToolContext, event_id: EventId) -> Any:
     """Get one calendar event with its time, place, description and attendees' responses."""
-    return _event(ctx, ctx.get(CalEvent, event_id, "event"))
+    return _event(ctx, ctx.rows.need(CalEvent, event_id, "event"))
 
 
 @tool(SERVICE, "POST", "/calendar/events")
@@ -125,25 +152,24 @@ def cal_create_event(
     """Schedule a meeting or event and invite people; the acting employee is the organizer."""
     _check_range(start_at, end_at)
     organizer = me(ctx).lower()
-    event = CalEvent(
-        id=ctx.next_id(CalEvent),
-        title=title,
-        organizer=organizer,
-        start_at=start_at,
-        end_at=end_at,
-        location=location,
-        description=description,
-        status="confirmed",
-        created_at=ctx.timestamp,
-    )
-    ctx.session.add(event)
-    ctx.session.flush()
-    _invite(ctx, event.id, organizer, "accepted")
+    event = {
+        "id": ctx.rows.next_id(CalEvent),
+        "title": title,
+        "organizer": organizer,
+        "start_at": start_at,
+        "end_at": end_at,
+        "location": location,
+        "description": description,
+        "status": "confirmed",
+        "created_at": ctx.timestamp,
+    }
+    ctx.rows.insert(CalEvent, event)
+    _invite(ctx, event["id"], organizer, "accepted")
     seen = {organizer}
     for email in attendees or []:
         if email.lower() not in seen:
             seen.add(email.lower())
-            _invite(ctx, event.id, email)
+            _invite(ctx, event["id"], email)
     return _event(ctx, event)
 
 
@@ -159,9 +185,9 @@ def cal_update_event(
 ) -> Any:
     """Reschedule an event or change its title, location or description (organizer only)."""
     event = _changeable(ctx, event_id)
-    _check_range(start_at or event.start_at, end_at or event.end_at)
-    changed = apply_updates(
-        event, title=title, start_at=start_at, end_at=end_at, location=location, description=description
+    _check_range(start_at or event["start_at"], end_at or event["end_at"])
+    changed = update_given(
+        ctx, CalEvent, event, title=title, start_at=start_at, end_at=end_at, location=location, description=description
     )
     return {**_event(ctx, event), "changed": changed}
 
@@ -170,7 +196,7 @@ def cal_update_event(
 def cal_cancel_event(ctx: ToolContext, event_id: EventId) -> Any:
     """Cancel an event the acting employee organizes; attendees see it as cancelled."""
     event = _changeable(ctx, event_id)
-    event.status = "cancelled"
+    ctx.rows.change(CalEvent, event, {"status": "cancelled"})
     return _event(ctx, event)
 
 
@@ -180,9 +206,9 @@ def cal_add_attendee(
 ) -> Any:
     """Invite one more person (an attendee) to an existing meeting or event (organizer only)."""
     event = _changeable(ctx, event_id)
-    if _attendee(ctx, event.id, email) is not None:
-        raise Conflict(f"{email} is already invited to {event.id}", error="already_invited")
-    _invite(ctx, event.id, email)
+    if _attendee(ctx, event["id"], email) is not None:
+        raise Conflict(f"{email} is already invited to {event['id']}", error="already_invited")
+    _invite(ctx, event["id"], email)
     return _event(ctx, event)
 
 
@@ -192,13 +218,12 @@ def cal_remove_attendee(
 ) -> Any:
     """Remove a person from an event's guest list (organizer only; not the organizer)."""
     event = _changeable(ctx, event_id)
-    if email.lower() == event.organizer:
+    if email.lower() == event["organizer"]:
         raise Conflict("the organizer cannot be removed; cancel the event instead", error="organizer")
-    attendee = _attendee(ctx, event.id, email)
+    attendee = _attendee(ctx, event["id"], email)
     if attendee is None:
-        raise NotFound(f"{email} is not invited to {event.id}")
-    ctx.session.delete(attendee)
-    ctx.session.flush()
+        raise NotFound(f"{email} is not invited to {event['id']}")
+    ctx.rows.delete(CalAttendee, attendee["id"])
     return _event(ctx, event)
 
 
@@ -209,13 +234,13 @@ def cal_respond_to_event(
     response: Annotated[Response, Field(description="accepted, declined or tentative")],
 ) -> Any:
     """Accept, decline or tentatively accept an invitation, as the acting employee."""
-    event = ctx.get(CalEvent, event_id, "event")
-    if event.status == "cancelled":
-        raise Conflict(f"event {event.id} is cancelled", error="event_cancelled")
-    attendee = _attendee(ctx, event.id, me(ctx))
+    event = ctx.rows.need(CalEvent, event_id, "event")
+    if event["status"] == "cancelled":
+        raise Conflict(f"event {event['id']} is cancelled", error="event_cancelled")
+    attendee = _attendee(ctx, event["id"], me(ctx))
     if attendee is None:
-        raise Forbidden(f"{me(ctx)} is not invited to {event.id}", error="not_invited")
-    attendee.response = response
+        raise Forbidden(f"{me(ctx)} is not invited to {event['id']}", error="not_invited")
+    ctx.rows.change(CalAttendee, attendee, {"response": response})
     return _event(ctx, event)
 
 
@@ -234,14 +259,8 @@ def cal_find_free_slots(
     opens = _moment(f"{date}T00:00:00Z", "date") + timedelta(hours=day_start)
     closes = _moment(f"{date}T00:00:00Z", "date") + timedelta(hours=day_end)
     people = sorted({e.lower() for e in emails})
-    busy_ids = select(CalAttendee.event_id).where(CalAttendee.email.in_(people), CalAttendee.response != "declined")
-    query = select(CalEvent).where(
-        CalEvent.status == "confirmed",
-        CalEvent.id.in_(busy_ids),
-        CalEvent.start_at < closes.strftime(FORMAT),
-        CalEvent.end_at > opens.strftime(FORMAT),
-    )
-    busy = sorted((_moment(e.start_at, "start_at"), _moment(e.end_at, "end_at")) for e in ctx.session.scalars(query))
+    events = ctx.rows.all(BUSY, people=people, closes=closes.strftime(FORMAT), opens=opens.strftime(FORMAT))
+    busy = sorted((_moment(e["start_at"], "start_at"), _moment(e["end_at"], "end_at")) for e in events)
     slots, cursor, length = [], opens, timedelta(minutes=duration_minutes)
     while cursor + length <= closes:
         end = cursor + length

@@ -7,14 +7,15 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import func, or_, select
+from sqlalchemy import bindparam, func, or_, select
 
 from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.automation.hr import HrEmployee
 from ...schema.automation.mail import COMPANY_DOMAIN, FOLDERS, MailMessage
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common import Email, Page, PerPage, containing, me, where_given
+from ..engine.rows import Filtered, Row, Statement, contains, one_of
+from .common import Email, Page, PerPage, me
 
 SERVICE = "automation.mail"
 
@@ -23,6 +24,32 @@ Folder = Literal[FOLDERS]  # type: ignore[valid-type]
 Recipients = Annotated[list[Email], Field(description="Recipient email addresses")]
 Subject = Annotated[Text, Field(max_length=300, description="The subject line")]
 Body = Annotated[Text, Field(description="The message text")]
+
+_MAIL, _STAFF = MailMessage.__table__, HrEmployee.__table__
+_NEWEST = (_MAIL.c.sent_at.desc(), _MAIL.c.id.desc())
+_MAILBOX = select(_MAIL).where(_MAIL.c.mailbox == bindparam("mailbox"))
+_FOLDER = _MAIL.c.folder == bindparam("folder")
+LISTED = Filtered(
+    _MAILBOX,
+    _NEWEST,
+    folder=_FOLDER,
+    from_address=contains(_MAIL.c.from_address, "from_address"),
+    subject=contains(_MAIL.c.subject, "subject"),
+    unread=_MAIL.c.read.is_(False),
+)
+_SEARCHED_IN = ("subject", "body", "from_address", "to_addresses", "cc_addresses")
+SEARCHED = Filtered(
+    _MAILBOX.where(or_(*(contains(_MAIL.c[column], "query") for column in _SEARCHED_IN))),
+    _NEWEST,
+    folder=_FOLDER,
+)
+THREAD = Statement.of(_MAILBOX.where(_MAIL.c.thread_id == bindparam("thread_id")).order_by(_MAIL.c.sent_at, _MAIL.c.id))
+MAILBOXES = Statement.of(select(_MAIL.c.mailbox).where(one_of(_MAIL.c.mailbox, "addresses")).distinct())
+# the company directory (HR) gives every current employee a mailbox, a new hire's included
+_STAFF_EMAIL = func.lower(_STAFF.c.email)
+STAFF = Statement.of(
+    select(_STAFF_EMAIL.label("email")).where(_STAFF.c.status != "terminated", one_of(_STAFF_EMAIL, "addresses"))
+)
 
 
 def join(addresses: list[str]) -> str:
@@ -38,9 +65,9 @@ def split(addresses: str) -> list[str]:
     return [a for a in addresses.split(", ") if a]
 
 
-def _mine(ctx: ToolContext, message_id: str) -> MailMessage:
-    message = ctx.session.get(MailMessage, message_id)
-    if message is None or message.mailbox != me(ctx):
+def _mine(ctx: ToolContext, message_id: str) -> Row:
+    message = ctx.rows.get(MailMessage, message_id)
+    if message is None or message["mailbox"] != me(ctx):
         raise NotFound(f"message {message_id!r} not found in your mailbox")
     return message
 
@@ -53,53 +80,37 @@ def _deliver(
     body: str,
     thread_id: str | None = None,
     in_reply_to: str | None = None,
-) -> MailMessage:
+) -> Row:
     """Send as the acting employee: a sent row, then an inbox row per company recipient; the sent row."""
     sender = me(ctx)
     to_text, cc_text = join(to), join(cc)
     if not to_text:
         raise InvalidArgument("give at least one recipient", error="no_recipients")
     internal = [a for a in split(join(split(to_text) + split(cc_text))) if a.endswith("@" + COMPANY_DOMAIN)]
-    known = set(ctx.session.scalars(select(MailMessage.mailbox).where(MailMessage.mailbox.in_(internal)).distinct()))
-    # the company directory (HR) gives every current employee a mailbox, a new hire's included
-    staff = select(func.lower(HrEmployee.email)).where(HrEmployee.status != "terminated")
-    known |= set(ctx.session.scalars(staff.where(func.lower(HrEmployee.email).in_(internal))))
+    known = {r["mailbox"] for r in ctx.rows.all(MAILBOXES, addresses=internal)}
+    known |= {r["email"] for r in ctx.rows.all(STAFF, addresses=internal)}
     unknown = [a for a in internal if a not in known and a != sender]
     if unknown:
         raise NotFound(f"no mailbox at {COMPANY_DOMAIN} for {', '.join(unknown)}", error="unknown_mailbox")
-    sent_id = ctx.next_id(MailMessage)
-    sent = MailMessage(
-        id=sent_id,
-        mailbox=sender,
-        folder="sent",
-        from_address=sender,
-        to_addresses=to_text,
-        cc_addresses=cc_text,
-        subject=subject,
-        body=body,
-        thread_id=thread_id or sent_id,
-        in_reply_to=in_reply_to,
-        sent_at=ctx.timestamp,
-        read=True,
-    )
-    ctx.session.add(sent)
+    sent_id = ctx.rows.next_id(MailMessage)
+    sent = {
+        "id": sent_id,
+        "mailbox": sender,
+        "folder": "sent",
+        "from_address": sender,
+        "to_addresses": to_text,
+        "cc_addresses": cc_text,
+        "subject": subject,
+        "body": body,
+        "thread_id": thread_id or sent_id,
+        "in_reply_to": in_reply_to,
+        "sent_at": ctx.timestamp,
+        "read": True,
+    }
+    ctx.rows.insert(MailMessage, sent)
     for address in internal:
-        ctx.session.add(
-            MailMessage(
-                id=ctx.next_id(MailMessage),
-                mailbox=address,
-                folder="inbox",
-                from_address=sender,
-                to_addresses=to_text,
-                cc_addresses=cc_text,
-                subject=subject,
-                body=body,
-                thread_id=sent.thread_id,
-                in_reply_to=in_reply_to,
-                sent_at=ctx.timestamp,
-                read=False,
-            )
-        )
+        copy = {"id": ctx.rows.next_id(MailMessage), "mailbox": address, "folder": "inbox", "read": False}
+        ctx.rows.insert(MailMessage, {**sent, **copy})
     return sent
 
 
@@ -118,14 +129,16 @@ def mail_list_messages(
     per_page: PerPage = 20,
 ) -> dict[str, Any]:
     """List (read) the emails in your inbox or another folder, newest first, by sender, subject or unread."""
-    statement = where_given(
-        select(MailMessage).where(MailMessage.mailbox == me(ctx)),
-        None if folder is None else MailMessage.folder == folder,
-        containing(MailMessage.from_address, from_address),
-        containing(MailMessage.subject, subject),
-        MailMessage.read.is_(False) if unread_only else None,
+    return ctx.rows.page(
+        LISTED,
+        page,
+        per_page,
+        mailbox=me(ctx),
+        folder=folder,
+        from_address=from_address,
+        subject=subject,
+        unread=True if unread_only else None,
     )
-    return paged(ctx, statement.order_by(MailMessage.sent_at.desc(), MailMessage.id.desc()), page, per_page)
 
 
 @tool(SERVICE, "GET", "/mail/search")
@@ -137,24 +150,13 @@ def mail_search_messages(
     per_page: PerPage = 20,
 ) -> dict[str, Any]:
     """Search your mailbox (inbox and every folder) for text in the subject, body or addresses, newest first."""
-    text = or_(
-        containing(MailMessage.subject, query),
-        containing(MailMessage.body, query),
-        containing(MailMessage.from_address, query),
-        containing(MailMessage.to_addresses, query),
-        containing(MailMessage.cc_addresses, query),
-    )
-    statement = where_given(
-        select(MailMessage).where(MailMessage.mailbox == me(ctx), text),
-        None if folder is None else MailMessage.folder == folder,
-    )
-    return paged(ctx, statement.order_by(MailMessage.sent_at.desc(), MailMessage.id.desc()), page, per_page)
+    return ctx.rows.page(SEARCHED, page, per_page, mailbox=me(ctx), query=query, folder=folder)
 
 
 @tool(SERVICE, "GET", "/mail/messages/{message_id}")
 def mail_get_message(ctx: ToolContext, message_id: MessageId) -> dict[str, Any]:
     """Read one email of your mailbox in full (does not change its read flag)."""
-    return row_dict(_mine(ctx, message_id))
+    return _mine(ctx, message_id)
 
 
 @tool(SERVICE, "GET", "/mail/threads/{thread_id}")
@@ -162,14 +164,10 @@ def mail_get_thread(
     ctx: ToolContext, thread_id: Annotated[str, Field(description="A thread id, as messages give it")]
 ) -> dict[str, Any]:
     """Read an email conversation: the messages of one thread in your mailbox, oldest first."""
-    rows = ctx.session.scalars(
-        select(MailMessage)
-        .where(MailMessage.mailbox == me(ctx), MailMessage.thread_id == thread_id)
-        .order_by(MailMessage.sent_at, MailMessage.id)
-    ).all()
-    if not rows:
+    messages = ctx.rows.all(THREAD, mailbox=me(ctx), thread_id=thread_id)
+    if not messages:
         raise NotFound(f"thread {thread_id!r} not found in your mailbox")
-    return {"thread_id": thread_id, "messages": [row_dict(r) for r in rows]}
+    return {"thread_id": thread_id, "messages": messages}
 
 
 @tool(SERVICE, "POST", "/mail/messages")
@@ -181,7 +179,7 @@ def mail_send_email(
     cc: Annotated[list[Email], Field(description="Carbon-copy recipient addresses")] = [],  # noqa: B006
 ) -> dict[str, Any]:
     """Send a new email from you to customers, vendors or colleagues; returns the copy in your sent folder."""
-    return row_dict(_deliver(ctx, to, cc, subject, body))
+    return _deliver(ctx, to, cc, subject, body)
 
 
 @tool(SERVICE, "POST", "/mail/messages/{message_id}/reply")
@@ -194,19 +192,17 @@ def mail_reply_to_email(
     """Reply to an email in your mailbox: same thread, subject "Re: ...", to its sender (or everyone with reply_all)."""
     original = _mine(ctx, message_id)
     sender = me(ctx)
-    if original.from_address == sender:  # replying to your own message: it goes to its recipients again
-        to, cc = split(original.to_addresses), split(original.cc_addresses) if reply_all else []
+    if original["from_address"] == sender:  # replying to your own message: it goes to its recipients again
+        to, cc = split(original["to_addresses"]), split(original["cc_addresses"]) if reply_all else []
     else:
-        to = [original.from_address]
+        to = [original["from_address"]]
         cc = []
         if reply_all:
-            to += [a for a in split(original.to_addresses) if a != sender]
-            cc = [a for a in split(original.cc_addresses) if a != sender]
-    sent = _deliver(
-        ctx, to, cc, _prefixed("Re:", original.subject), body, thread_id=original.thread_id, in_reply_to=original.id
-    )
-    original.read = True
-    return row_dict(sent)
+            to += [a for a in split(original["to_addresses"]) if a != sender]
+            cc = [a for a in split(original["cc_addresses"]) if a != sender]
+    ctx.rows.change(MailMessage, original, {"read": True})
+    subject = _prefixed("Re:", original["subject"])
+    return _deliver(ctx, to, cc, subject, body, thread_id=original["thread_id"], in_reply_to=original["id"])
 
 
 @tool(SERVICE, "POST", "/mail/messages/{message_id}/forward")
@@ -221,11 +217,11 @@ def mail_forward_email(
     original = _mine(ctx, message_id)
     quoted = (
         "---------- Forwarded message ----------\n"
-        f"From: {original.from_address}\nDate: {original.sent_at}\nSubject: {original.subject}\n"
-        f"To: {original.to_addresses}\n\n{original.body}"
+        f"From: {original['from_address']}\nDate: {original['sent_at']}\nSubject: {original['subject']}\n"
+        f"To: {original['to_addresses']}\n\n{original['body']}"
     )
     body = f"{note.strip()}\n\n{quoted}" if note and note.strip() else quoted
-    return row_dict(_deliver(ctx, to, cc, _prefixed("Fwd:", original.subject), body))
+    return _deliver(ctx, to, cc, _prefixed("Fwd:", original["subject"]), body)
 
 
 @tool(SERVICE, "PATCH", "/mail/messages/{message_id}")
@@ -236,25 +232,25 @@ def mail_mark_message(
 ) -> dict[str, Any]:
     """Mark an email in your mailbox as read or unread."""
     message = _mine(ctx, message_id)
-    message.read = read
-    return row_dict(message)
+    ctx.rows.change(MailMessage, message, {"read": read})
+    return message
 
 
 @tool(SERVICE, "POST", "/mail/messages/{message_id}/archive")
 def mail_archive_message(ctx: ToolContext, message_id: MessageId) -> dict[str, Any]:
     """Archive an email of your mailbox (move it out of the inbox to the archive folder)."""
     message = _mine(ctx, message_id)
-    if message.folder == "archive":
-        raise Conflict(f"message {message.id} is already archived", error="already_archived")
-    message.folder = "archive"
-    return row_dict(message)
+    if message["folder"] == "archive":
+        raise Conflict(f"message {message['id']} is already archived", error="already_archived")
+    ctx.rows.change(MailMessage, message, {"folder": "archive"})
+    return message
 
 
 @tool(SERVICE, "POST", "/mail/messages/{message_id}/trash")
 def mail_trash_message(ctx: ToolContext, message_id: MessageId) -> dict[str, Any]:
     """Delete an email of your mailbox: move it to the trash folder (spam, junk)."""
     message = _mine(ctx, message_id)
-    if message.folder == "trash":
-        raise Conflict(f"message {message.id} is already in the trash", error="already_in_trash")
-    message.folder = "trash"
-    return row_dict(message)
+    if message["folder"] == "trash":
+        raise Conflict(f"message {message['id']} is already in the trash", error="already_in_trash")
+    ctx.rows.change(MailMessage, message, {"folder": "trash"})
+    return message
