@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import func, or_, select
+from sqlalchemy import bindparam, func, literal, or_, select
 
 from ...errors import Conflict, Forbidden, InvalidArgument
 from ...schema.automation.hr import (
@@ -18,9 +18,10 @@ from ...schema.automation.hr import (
     HrEmployee,
     HrTimeOff,
 )
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
+from ..engine.rows import Filtered, Pages, Row, Statement, contains
+from .common import Email, Page, PerPage, me, update_given
 
 SERVICE = "automation.hr"
 EmployeeId = Annotated[str, Field(description="The employee id, e.g. EMP-007")]
@@ -32,6 +33,58 @@ TimeOffStatus = Literal[TIME_OFF_STATUSES]  # type: ignore[valid-type]
 DateText = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="A date, YYYY-MM-DD")]
 SICK_DAYS = 10  # paid sick days a year; parental leave is not counted against an allowance
 
+_EMPLOYEES, _TIME_OFF = HrEmployee.__table__, HrTimeOff.__table__
+BY_EMAIL = Statement.of(
+    select(_EMPLOYEES).where(func.lower(_EMPLOYEES.c.email) == bindparam("email")).order_by(_EMPLOYEES.c.id).limit(1)
+)
+REPORTS = Statement.of(
+    select(_EMPLOYEES.c.id)
+    .where(_EMPLOYEES.c.manager_id == bindparam("manager_id"), _EMPLOYEES.c.status != "terminated")
+    .order_by(_EMPLOYEES.c.id)
+)
+USED = Statement.of(
+    select(func.coalesce(func.sum(_TIME_OFF.c.days), 0).label("days")).where(
+        _TIME_OFF.c.employee_id == bindparam("employee_id"),
+        _TIME_OFF.c.kind == bindparam("kind"),
+        _TIME_OFF.c.status == bindparam("status"),
+        _TIME_OFF.c.start_date.like(bindparam("year")),
+    )
+)
+CLASH = Statement.of(
+    select(_TIME_OFF.c.id)
+    .where(
+        _TIME_OFF.c.employee_id == bindparam("employee_id"),
+        _TIME_OFF.c.status.in_([literal("pending"), literal("approved")]),
+        _TIME_OFF.c.start_date <= bindparam("end_date"),
+        _TIME_OFF.c.end_date >= bindparam("start_date"),
+    )
+    .order_by(_TIME_OFF.c.id)
+    .limit(1)
+)
+EMPLOYEES = Filtered(
+    select(_EMPLOYEES),
+    (_EMPLOYEES.c.id,),
+    department=_EMPLOYEES.c.department == bindparam("department"),
+    manager_id=_EMPLOYEES.c.manager_id == bindparam("manager_id"),
+    status=_EMPLOYEES.c.status == bindparam("status"),
+    location=contains(_EMPLOYEES.c.location, "location"),
+)
+FOUND = Pages.of(
+    select(_EMPLOYEES)
+    .where(or_(contains(_EMPLOYEES.c.name, "query"), contains(_EMPLOYEES.c.email, "query")))
+    .order_by(_EMPLOYEES.c.id)
+)
+TIME_OFF = Filtered(
+    select(_TIME_OFF),
+    (_TIME_OFF.c.start_date, _TIME_OFF.c.id),
+    employee_id=_TIME_OFF.c.employee_id == bindparam("employee_id"),
+    status=_TIME_OFF.c.status == bindparam("status"),
+    kind=_TIME_OFF.c.kind == bindparam("kind"),
+    manager_id=_TIME_OFF.c.employee_id.in_(
+        select(_EMPLOYEES.c.id).where(_EMPLOYEES.c.manager_id == bindparam("manager_id"))
+    ),
+)
+
 
 def _date(text: str, what: str) -> date:
     try:
@@ -40,20 +93,20 @@ def _date(text: str, what: str) -> date:
         raise InvalidArgument(f"{what}: {text!r} is not a valid date (YYYY-MM-DD)", error="invalid_date") from None
 
 
-def _employee(ctx: ToolContext, employee_id: str) -> HrEmployee:
-    return ctx.get(HrEmployee, employee_id, "employee")
+def _employee(ctx: ToolContext, employee_id: str) -> Row:
+    return ctx.rows.need(HrEmployee, employee_id, "employee")
 
 
-def _current(ctx: ToolContext, employee_id: str, what: str = "employee") -> HrEmployee:
+def _current(ctx: ToolContext, employee_id: str, what: str = "employee") -> Row:
     employee = _employee(ctx, employee_id)
-    if employee.status == "terminated":
-        raise Conflict(f"{what} {employee_id} ({employee.name}) has left the company", error="terminated_employee")
+    if employee["status"] == "terminated":
+        raise Conflict(f"{what} {employee_id} ({employee['name']}) has left the company", error="terminated_employee")
     return employee
 
 
-def _acting(ctx: ToolContext) -> HrEmployee:
+def _acting(ctx: ToolContext) -> Row:
     email = me(ctx)
-    employee = ctx.session.scalar(select(HrEmployee).where(func.lower(HrEmployee.email) == email.lower()))
+    employee = ctx.rows.one(BY_EMAIL, email=email.lower())
     if employee is None:
         raise Forbidden(f"{email} is not an employee in HR", error="not_an_employee")
     return employee
@@ -63,25 +116,22 @@ def _working_days(start: date, end: date) -> int:
     return sum(1 for n in range((end - start).days + 1) if (start + timedelta(days=n)).weekday() < 5)
 
 
-def _view(ctx: ToolContext, employee: HrEmployee) -> dict[str, Any]:
-    manager = ctx.session.get(HrEmployee, employee.manager_id) if employee.manager_id else None
-    reports = ctx.session.scalars(
-        select(HrEmployee.id)
-        .where(HrEmployee.manager_id == employee.id, HrEmployee.status != "terminated")
-        .order_by(HrEmployee.id)
-    )
-    return {**row_dict(employee), "manager_name": manager.name if manager else None, "direct_report_ids": list(reports)}
+def _reports(ctx: ToolContext, employee_id: str) -> list[str]:
+    """The ids of an employee's current direct reports."""
+    return [r["id"] for r in ctx.rows.all(REPORTS, manager_id=employee_id)]
+
+
+def _view(ctx: ToolContext, employee: Row) -> dict[str, Any]:
+    manager = ctx.rows.get(HrEmployee, employee["manager_id"]) if employee["manager_id"] else None
+    return {
+        **employee,
+        "manager_name": manager["name"] if manager else None,
+        "direct_report_ids": _reports(ctx, employee["id"]),
+    }
 
 
 def _used(ctx: ToolContext, employee_id: str, kind: str, year: int, status: str) -> int:
-    return ctx.session.scalar(
-        select(func.coalesce(func.sum(HrTimeOff.days), 0)).where(
-            HrTimeOff.employee_id == employee_id,
-            HrTimeOff.kind == kind,
-            HrTimeOff.status == status,
-            HrTimeOff.start_date.like(f"{year:04d}-%"),
-        )
-    )
+    return ctx.rows.value(USED, employee_id=employee_id, kind=kind, status=status, year=f"{year:04d}-%")
 
 
 def _check_manager(ctx: ToolContext, employee_id: str | None, manager_id: str) -> None:
@@ -91,7 +141,7 @@ def _check_manager(ctx: ToolContext, employee_id: str | None, manager_id: str) -
     while seen is not None:
         if seen == employee_id:
             raise Conflict(f"{manager_id} reports to {employee_id}; that would make a loop", error="manager_loop")
-        seen = ctx.session.get(HrEmployee, seen).manager_id
+        seen = ctx.rows.get(HrEmployee, seen)["manager_id"]
 
 
 @tool(SERVICE, "GET", "/hr/employees")
@@ -105,14 +155,9 @@ def hr_list_employees(
     per_page: PerPage = 50,
 ) -> Any:
     """List employees (the staff directory) by id, filtered by department, manager, status or location."""
-    query = where_given(
-        select(HrEmployee),
-        None if department is None else HrEmployee.department == department,
-        None if manager_id is None else HrEmployee.manager_id == manager_id,
-        None if status is None else HrEmployee.status == status,
-        containing(HrEmployee.location, location),
+    return ctx.rows.page(
+        EMPLOYEES, page, per_page, department=department, manager_id=manager_id, status=status, location=location
     )
-    return paged(ctx, query.order_by(HrEmployee.id), page, per_page)
 
 
 @tool(SERVICE, "GET", "/hr/employees/{employee_id}")
@@ -129,8 +174,7 @@ def hr_find_employees(
     per_page: PerPage = 20,
 ) -> Any:
     """Find employees by (part of) their name or email address, including former employees."""
-    found = select(HrEmployee).where(or_(containing(HrEmployee.name, query), containing(HrEmployee.email, query)))
-    return paged(ctx, found.order_by(HrEmployee.id), page, per_page)
+    return ctx.rows.page(FOUND, page, per_page, query=query)
 
 
 @tool(SERVICE, "POST", "/hr/employees")
@@ -147,25 +191,27 @@ def hr_onboard_employee(
 ) -> Any:
     """Onboard a new hire: create their employee record (active); an email already in use is refused (409)."""
     _date(start_date, "start_date")
-    taken = ctx.session.scalar(select(HrEmployee.id).where(func.lower(HrEmployee.email) == email.lower()))
+    taken = ctx.rows.one(BY_EMAIL, email=email.lower())
     if taken is not None:
-        raise Conflict(f"{email} already belongs to employee {taken}", error="duplicate_email")
+        raise Conflict(f"{email} already belongs to employee {taken['id']}", error="duplicate_email")
     _check_manager(ctx, None, manager_id)
-    employee = HrEmployee(
-        id=ctx.next_id(HrEmployee),
-        name=name,
-        email=email.lower(),
-        department=department,
-        title=title,
-        manager_id=manager_id,
-        start_date=start_date,
-        status="active",
-        location=location,
-        annual_vacation_days=annual_vacation_days,
+    employee_id = ctx.rows.next_id(HrEmployee)
+    ctx.rows.insert(
+        HrEmployee,
+        {
+            "id": employee_id,
+            "name": name,
+            "email": email.lower(),
+            "department": department,
+            "title": title,
+            "manager_id": manager_id,
+            "start_date": start_date,
+            "status": "active",
+            "location": location,
+            "annual_vacation_days": annual_vacation_days,
+        },
     )
-    ctx.session.add(employee)
-    ctx.session.flush()
-    return _view(ctx, employee)
+    return _view(ctx, _employee(ctx, employee_id))
 
 
 @tool(SERVICE, "PATCH", "/hr/employees/{employee_id}")
@@ -184,7 +230,16 @@ def hr_update_employee(
     employee = _current(ctx, employee_id)
     if manager_id is not None:
         _check_manager(ctx, employee_id, manager_id)
-    apply_updates(employee, title=title, department=department, manager_id=manager_id, location=location, status=status)
+    update_given(
+        ctx,
+        HrEmployee,
+        employee,
+        title=title,
+        department=department,
+        manager_id=manager_id,
+        location=location,
+        status=status,
+    )
     return _view(ctx, employee)
 
 
@@ -200,27 +255,20 @@ def hr_terminate_employee(
     (409: reassign their reports first); their pending time off is denied."""
     employee = _current(ctx, employee_id)
     last = _date(end_date, "end_date").isoformat() if end_date else ctx.timestamp[:10]
-    if last < employee.start_date:
+    if last < employee["start_date"]:
         raise InvalidArgument("end_date is before their start date", error="invalid_date")
-    reports = ctx.session.scalars(
-        select(HrEmployee.id)
-        .where(HrEmployee.manager_id == employee_id, HrEmployee.status != "terminated")
-        .order_by(HrEmployee.id)
-    ).all()
+    reports = _reports(ctx, employee_id)
     if reports:
         raise Conflict(
             f"{employee_id} still manages {', '.join(reports)}; reassign them first", error="has_direct_reports"
         )
-    employee.status = "terminated"
-    employee.end_date = last
-    employee.termination_reason = reason
-    pending = ctx.session.scalars(
-        select(HrTimeOff).where(HrTimeOff.employee_id == employee_id, HrTimeOff.status == "pending")
-    )
-    for request in pending:
-        request.status = "denied"
-        request.decision_note = "Employee left the company"
-        request.decided_at = ctx.timestamp
+    ctx.rows.change(HrEmployee, employee, {"status": "terminated", "end_date": last, "termination_reason": reason})
+    for request in ctx.rows.find(HrTimeOff, ("id",), employee_id=employee_id, status="pending"):
+        ctx.rows.change(
+            HrTimeOff,
+            request,
+            {"status": "denied", "decision_note": "Employee left the company", "decided_at": ctx.timestamp},
+        )
     return _view(ctx, employee)
 
 
@@ -235,16 +283,9 @@ def hr_list_time_off(
     per_page: PerPage = 20,
 ) -> Any:
     """List time-off (leave, vacation, PTO) requests by start date, filtered by employee, status, kind or manager."""
-    query = where_given(
-        select(HrTimeOff),
-        None if employee_id is None else HrTimeOff.employee_id == employee_id,
-        None if status is None else HrTimeOff.status == status,
-        None if kind is None else HrTimeOff.kind == kind,
-        None
-        if manager_id is None
-        else HrTimeOff.employee_id.in_(select(HrEmployee.id).where(HrEmployee.manager_id == manager_id)),
+    return ctx.rows.page(
+        TIME_OFF, page, per_page, employee_id=employee_id, status=status, kind=kind, manager_id=manager_id
     )
-    return paged(ctx, query.order_by(HrTimeOff.start_date, HrTimeOff.id), page, per_page)
 
 
 @tool(SERVICE, "POST", "/hr/time-off")
@@ -267,51 +308,45 @@ def hr_request_time_off(
     days = _working_days(start, end)
     if days == 0:
         raise InvalidArgument("the range holds no working day (Monday to Friday)", error="no_working_days")
-    clash = ctx.session.scalar(
-        select(HrTimeOff.id).where(
-            HrTimeOff.employee_id == employee_id,
-            HrTimeOff.status.in_(("pending", "approved")),
-            HrTimeOff.start_date <= end_date,
-            HrTimeOff.end_date >= start_date,
-        )
-    )
+    clash = ctx.rows.value(CLASH, employee_id=employee_id, start_date=start_date, end_date=end_date)
     if clash is not None:
         raise Conflict(f"{employee_id} already has request {clash} for those dates", error="overlapping_request")
     if kind in ("vacation", "sick"):
-        allowance = employee.annual_vacation_days if kind == "vacation" else SICK_DAYS
+        allowance = employee["annual_vacation_days"] if kind == "vacation" else SICK_DAYS
         booked = sum(_used(ctx, employee_id, kind, start.year, s) for s in ("approved", "pending"))
         if booked + days > allowance:
             raise Conflict(
                 f"{days} {kind} days requested but only {allowance - booked} remain in {start.year}",
                 error="insufficient_balance",
             )
-    request = HrTimeOff(
-        id=ctx.next_id(HrTimeOff),
-        employee_id=employee_id,
-        kind=kind,
-        start_date=start_date,
-        end_date=end_date,
-        days=days,
-        status="pending",
-        note=note,
-        requested_at=ctx.timestamp,
+    request_id = ctx.rows.next_id(HrTimeOff)
+    ctx.rows.insert(
+        HrTimeOff,
+        {
+            "id": request_id,
+            "employee_id": employee_id,
+            "kind": kind,
+            "start_date": start_date,
+            "end_date": end_date,
+            "days": days,
+            "status": "pending",
+            "note": note,
+            "requested_at": ctx.timestamp,
+        },
     )
-    ctx.session.add(request)
-    return row_dict(request)
+    return ctx.rows.need(HrTimeOff, request_id)
 
 
 def _decide(ctx: ToolContext, request_id: str, status: str, note: str | None) -> dict[str, Any]:
-    request = ctx.get(HrTimeOff, request_id, "time-off request")
-    if request.status != "pending":
-        raise Conflict(f"request {request_id} is already {request.status}", error="not_pending")
+    request = ctx.rows.need(HrTimeOff, request_id, "time-off request")
+    if request["status"] != "pending":
+        raise Conflict(f"request {request_id} is already {request['status']}", error="not_pending")
     approver = _acting(ctx)
-    if approver.id == request.employee_id:
+    if approver["id"] == request["employee_id"]:
         raise Forbidden("nobody decides their own time-off request", error="own_request")
-    request.status = status
-    request.approver_id = approver.id
-    request.decision_note = note
-    request.decided_at = ctx.timestamp
-    return row_dict(request)
+    decision = {"status": status, "approver_id": approver["id"], "decision_note": note, "decided_at": ctx.timestamp}
+    ctx.rows.change(HrTimeOff, request, decision)
+    return request
 
 
 @tool(SERVICE, "POST", "/hr/time-off/{request_id}/approve")
@@ -344,8 +379,8 @@ def hr_get_time_off_balance(
     (approved), days pending and days remaining."""
     employee = _employee(ctx, employee_id)
     year = year if year is not None else int(ctx.timestamp[:4])
-    balance: dict[str, Any] = {"employee_id": employee.id, "name": employee.name, "year": year}
-    for kind, allowance in (("vacation", employee.annual_vacation_days), ("sick", SICK_DAYS)):
+    balance: dict[str, Any] = {"employee_id": employee["id"], "name": employee["name"], "year": year}
+    for kind, allowance in (("vacation", employee["annual_vacation_days"]), ("sick", SICK_DAYS)):
         approved = _used(ctx, employee_id, kind, year, "approved")
         pending = _used(ctx, employee_id, kind, year, "pending")
         balance[kind] = {

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import func, or_, select
+from sqlalchemy import bindparam, func, or_, select
 
 from ...errors import Conflict, InvalidArgument
 from ...schema.automation.marketing import (
@@ -18,9 +18,10 @@ from ...schema.automation.marketing import (
     MktList,
     MktSubscriber,
 )
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
+from ..engine.rows import Filtered, Pages, Row, Statement, contains
+from .common import Email, Page, PerPage, me, update_given
 
 SERVICE = "automation.marketing"
 ListId = Annotated[str, Field(description="The mailing list id, e.g. LIST-01")]
@@ -36,29 +37,51 @@ WhenText = Annotated[
     Field(pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?Z$", description="A UTC time, e.g. 2026-09-20T15:00:00Z"),
 ]
 
+_LISTS, _SUBSCRIBERS, _CAMPAIGNS = MktList.__table__, MktSubscriber.__table__, MktCampaign.__table__
+LISTS = Pages.of(select(_LISTS).order_by(_LISTS.c.id))
+COUNTS = Statement.of(
+    select(_SUBSCRIBERS.c.status, func.count().label("n"))
+    .where(_SUBSCRIBERS.c.list_id == bindparam("list_id"))
+    .group_by(_SUBSCRIBERS.c.status)
+)
+ON_LIST = Statement.of(
+    select(_SUBSCRIBERS)
+    .where(_SUBSCRIBERS.c.list_id == bindparam("list_id"), func.lower(_SUBSCRIBERS.c.email) == bindparam("email"))
+    .order_by(_SUBSCRIBERS.c.id)
+    .limit(1)
+)
+SUBSCRIBERS = Filtered(
+    select(_SUBSCRIBERS),
+    (_SUBSCRIBERS.c.email, _SUBSCRIBERS.c.list_id),
+    list_id=_SUBSCRIBERS.c.list_id == bindparam("list_id"),
+    status=_SUBSCRIBERS.c.status == bindparam("status"),
+    query=or_(contains(_SUBSCRIBERS.c.email, "query"), contains(_SUBSCRIBERS.c.name, "query")),
+)
+CAMPAIGNS = Filtered(
+    select(*(c for c in _CAMPAIGNS.c if c.name != "body")),
+    (_CAMPAIGNS.c.id.desc(),),
+    status=_CAMPAIGNS.c.status == bindparam("status"),
+    list_id=_CAMPAIGNS.c.list_id == bindparam("list_id"),
+)
 
-def _list(ctx: ToolContext, list_id: str) -> MktList:
-    return ctx.get(MktList, list_id, "mailing list")
+
+def _list(ctx: ToolContext, list_id: str) -> Row:
+    return ctx.rows.need(MktList, list_id, "mailing list")
 
 
-def _campaign(ctx: ToolContext, campaign_id: str) -> MktCampaign:
-    return ctx.get(MktCampaign, campaign_id, "campaign")
+def _campaign(ctx: ToolContext, campaign_id: str) -> Row:
+    return ctx.rows.need(MktCampaign, campaign_id, "campaign")
 
 
-def _draft(ctx: ToolContext, campaign_id: str) -> MktCampaign:
+def _draft(ctx: ToolContext, campaign_id: str) -> Row:
     campaign = _campaign(ctx, campaign_id)
-    if campaign.status != "draft":
-        raise Conflict(f"campaign {campaign_id} is {campaign.status}; only a draft can change", error="not_draft")
+    if campaign["status"] != "draft":
+        raise Conflict(f"campaign {campaign_id} is {campaign['status']}; only a draft can change", error="not_draft")
     return campaign
 
 
 def _counts(ctx: ToolContext, list_id: str) -> dict[str, int]:
-    rows = ctx.session.execute(
-        select(MktSubscriber.status, func.count())
-        .where(MktSubscriber.list_id == list_id)
-        .group_by(MktSubscriber.status)
-    ).all()
-    found = dict(rows)
+    found = {r["status"]: r["n"] for r in ctx.rows.all(COUNTS, list_id=list_id)}
     return {status: found.get(status, 0) for status in SUBSCRIBER_STATUSES}
 
 
@@ -74,13 +97,13 @@ def _utc(text: str) -> str:
 @tool(SERVICE, "GET", "/marketing/lists")
 def mkt_list_lists(ctx: ToolContext, page: Page = 1, per_page: PerPage = 20) -> Any:
     """List the email marketing (mailing) lists, by id."""
-    return paged(ctx, select(MktList).order_by(MktList.id), page, per_page)
+    return ctx.rows.page(LISTS, page, per_page)
 
 
 @tool(SERVICE, "GET", "/marketing/lists/{list_id}")
 def mkt_get_list(ctx: ToolContext, list_id: ListId) -> Any:
     """Get one mailing list with how many of its addresses are subscribed, opted out and bounced."""
-    return {**row_dict(_list(ctx, list_id)), "counts": _counts(ctx, list_id)}
+    return {**_list(ctx, list_id), "counts": _counts(ctx, list_id)}
 
 
 @tool(SERVICE, "GET", "/marketing/subscribers")
@@ -93,13 +116,7 @@ def mkt_list_subscribers(
     per_page: PerPage = 50,
 ) -> Any:
     """List or search subscribers (contacts on mailing lists) by list, status, email or name, by address."""
-    selected = where_given(
-        select(MktSubscriber),
-        None if list_id is None else MktSubscriber.list_id == list_id,
-        None if status is None else MktSubscriber.status == status,
-        None if query is None else or_(containing(MktSubscriber.email, query), containing(MktSubscriber.name, query)),
-    )
-    return paged(ctx, selected.order_by(MktSubscriber.email, MktSubscriber.list_id), page, per_page)
+    return ctx.rows.page(SUBSCRIBERS, page, per_page, list_id=list_id, status=status, query=query)
 
 
 @tool(SERVICE, "POST", "/marketing/lists/{list_id}/subscribers")
@@ -113,24 +130,23 @@ def mkt_add_subscriber(
     """Add (subscribe) an email address to a mailing list. An address already on that list, in any
     status, is refused (409): resubscribe it with mkt_update_subscriber instead."""
     _list(ctx, list_id)
-    existing = ctx.session.scalar(
-        select(MktSubscriber).where(MktSubscriber.list_id == list_id, func.lower(MktSubscriber.email) == email.lower())
-    )
+    existing = ctx.rows.one(ON_LIST, list_id=list_id, email=email.lower())
     if existing is not None:
         raise Conflict(
-            f"{email} is already on {list_id} as {existing.id} ({existing.status})", error="duplicate_subscriber"
+            f"{email} is already on {list_id} as {existing['id']} ({existing['status']})", error="duplicate_subscriber"
         )
-    subscriber = MktSubscriber(
-        id=ctx.next_id(MktSubscriber),
-        list_id=list_id,
-        email=email.lower(),
-        name=name,
-        status="subscribed",
-        source=source,
-        subscribed_at=ctx.timestamp,
-    )
-    ctx.session.add(subscriber)
-    return row_dict(subscriber)
+    subscriber = {
+        "id": ctx.rows.next_id(MktSubscriber),
+        "list_id": list_id,
+        "email": email.lower(),
+        "name": name,
+        "status": "subscribed",
+        "source": source,
+        "subscribed_at": ctx.timestamp,
+        "unsubscribed_at": None,
+    }
+    ctx.rows.insert(MktSubscriber, subscriber)
+    return subscriber
 
 
 @tool(SERVICE, "PATCH", "/marketing/subscribers/{subscriber_id}")
@@ -145,23 +161,22 @@ def mkt_update_subscriber(
 ) -> Any:
     """Unsubscribe (opt out) a subscriber from their list or resubscribe them; or change their name. A
     bounced address cannot be resubscribed (409)."""
-    subscriber = ctx.get(MktSubscriber, subscriber_id, "subscriber")
-    if status == "subscribed" and subscriber.status == "bounced":
-        raise Conflict(f"{subscriber.email} bounced and cannot be resubscribed", error="bounced_address")
-    changed = apply_updates(subscriber, name=name, status=status)
-    if "status" in changed:
-        subscriber.unsubscribed_at = ctx.timestamp if status == "unsubscribed" else None
+    subscriber = ctx.rows.need(MktSubscriber, subscriber_id, "subscriber")
+    if status == "subscribed" and subscriber["status"] == "bounced":
+        raise Conflict(f"{subscriber['email']} bounced and cannot be resubscribed", error="bounced_address")
+    if "status" in update_given(ctx, MktSubscriber, subscriber, name=name, status=status):
+        dates = {"unsubscribed_at": ctx.timestamp if status == "unsubscribed" else None}
         if status == "subscribed":
-            subscriber.subscribed_at = ctx.timestamp
-    return row_dict(subscriber)
+            dates["subscribed_at"] = ctx.timestamp
+        ctx.rows.change(MktSubscriber, subscriber, dates)
+    return subscriber
 
 
 @tool(SERVICE, "DELETE", "/marketing/subscribers/{subscriber_id}")
 def mkt_remove_subscriber(ctx: ToolContext, subscriber_id: SubscriberId) -> Any:
     """Delete a subscriber row from its list entirely (e.g. a data-deletion request); opting out is a status."""
-    subscriber = ctx.get(MktSubscriber, subscriber_id, "subscriber")
-    removed = row_dict(subscriber)
-    ctx.session.delete(subscriber)
+    removed = ctx.rows.need(MktSubscriber, subscriber_id, "subscriber")
+    ctx.rows.delete(MktSubscriber, subscriber_id)
     return {"removed": removed}
 
 
@@ -174,22 +189,14 @@ def mkt_list_campaigns(
     per_page: PerPage = 20,
 ) -> Any:
     """List email campaigns (newest first) by status or list; bodies are left out, get one to read it."""
-    query = where_given(
-        select(MktCampaign),
-        None if status is None else MktCampaign.status == status,
-        None if list_id is None else MktCampaign.list_id == list_id,
-    )
-    result = paged(ctx, query.order_by(MktCampaign.id.desc()), page, per_page)
-    for row in result["rows"]:
-        row.pop("body")
-    return result
+    return ctx.rows.page(CAMPAIGNS, page, per_page, status=status, list_id=list_id)
 
 
 @tool(SERVICE, "GET", "/marketing/campaigns/{campaign_id}")
 def mkt_get_campaign(ctx: ToolContext, campaign_id: CampaignId) -> Any:
     """Get one email campaign with its subject, body, list, status and schedule."""
     campaign = _campaign(ctx, campaign_id)
-    return {**row_dict(campaign), "list_name": _list(ctx, campaign.list_id).name}
+    return {**campaign, "list_name": _list(ctx, campaign["list_id"])["name"]}
 
 
 @tool(SERVICE, "POST", "/marketing/campaigns")
@@ -202,19 +209,22 @@ def mkt_create_campaign(
 ) -> Any:
     """Create a draft email campaign to a mailing list (subject and body may come later)."""
     _list(ctx, list_id)
-    campaign = MktCampaign(
-        id=ctx.next_id(MktCampaign),
-        name=name,
-        list_id=list_id,
-        subject=subject,
-        body=body,
-        status="draft",
-        created_by=me(ctx),
-        created_at=ctx.timestamp,
-        updated_at=ctx.timestamp,
-    )
-    ctx.session.add(campaign)
-    return row_dict(campaign)
+    campaign = {
+        "id": ctx.rows.next_id(MktCampaign),
+        "name": name,
+        "list_id": list_id,
+        "subject": subject,
+        "body": body,
+        "status": "draft",
+        "scheduled_for": None,
+        "sent_at": None,
+        "recipients": None,
+        "created_by": me(ctx),
+        "created_at": ctx.timestamp,
+        "updated_at": ctx.timestamp,
+    }
+    ctx.rows.insert(MktCampaign, campaign)
+    return campaign
 
 
 @tool(SERVICE, "PATCH", "/marketing/campaigns/{campaign_id}")
@@ -230,9 +240,9 @@ def mkt_update_campaign(
     campaign = _draft(ctx, campaign_id)
     if list_id is not None:
         _list(ctx, list_id)
-    if apply_updates(campaign, name=name, list_id=list_id, subject=subject, body=body):
-        campaign.updated_at = ctx.timestamp
-    return row_dict(campaign)
+    if update_given(ctx, MktCampaign, campaign, name=name, list_id=list_id, subject=subject, body=body):
+        ctx.rows.change(MktCampaign, campaign, {"updated_at": ctx.timestamp})
+    return campaign
 
 
 @tool(SERVICE, "POST", "/marketing/campaigns/{campaign_id}/schedule")
@@ -247,22 +257,21 @@ def mkt_schedule_campaign(
     when = _utc(scheduled_for)
     if when <= ctx.timestamp:
         raise InvalidArgument(f"{when} is not in the future (now is {ctx.timestamp})", error="time_in_past")
-    if not campaign.subject or not campaign.body:
+    if not campaign["subject"] or not campaign["body"]:
         raise Conflict(f"campaign {campaign_id} needs a subject and a body before scheduling", error="incomplete")
-    if _counts(ctx, campaign.list_id)["subscribed"] == 0:
-        raise Conflict(f"list {campaign.list_id} has no subscribed address", error="empty_list")
-    campaign.status = "scheduled"
-    campaign.scheduled_for = when
-    campaign.updated_at = ctx.timestamp
-    return row_dict(campaign)
+    if _counts(ctx, campaign["list_id"])["subscribed"] == 0:
+        raise Conflict(f"list {campaign['list_id']} has no subscribed address", error="empty_list")
+    ctx.rows.change(MktCampaign, campaign, {"status": "scheduled", "scheduled_for": when, "updated_at": ctx.timestamp})
+    return campaign
 
 
 @tool(SERVICE, "POST", "/marketing/campaigns/{campaign_id}/cancel")
 def mkt_cancel_campaign(ctx: ToolContext, campaign_id: CampaignId) -> Any:
     """Cancel a draft or scheduled campaign so it never sends (409 once sent or already cancelled)."""
     campaign = _campaign(ctx, campaign_id)
-    if campaign.status not in ("draft", "scheduled"):
-        raise Conflict(f"campaign {campaign_id} is {campaign.status} and cannot be cancelled", error="not_cancellable")
-    campaign.status = "cancelled"
-    campaign.updated_at = ctx.timestamp
-    return row_dict(campaign)
+    if campaign["status"] not in ("draft", "scheduled"):
+        raise Conflict(
+            f"campaign {campaign_id} is {campaign['status']} and cannot be cancelled", error="not_cancellable"
+        )
+    ctx.rows.change(MktCampaign, campaign, {"status": "cancelled", "updated_at": ctx.timestamp})
+    return campaign

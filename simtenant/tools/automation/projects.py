@@ -8,7 +8,7 @@ from datetime import date
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 
 from ...errors import Conflict, InvalidArgument
 from ...schema.automation.projects import (
@@ -19,9 +19,10 @@ from ...schema.automation.projects import (
     PrjProject,
     PrjTask,
 )
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
+from ..engine.rows import Filtered, Row, contains
+from .common import Email, Page, PerPage, me, update_given
 
 SERVICE = "automation.projects"
 COMPANY_DOMAIN = "@lumenpine.example"
@@ -32,6 +33,26 @@ Day = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="A date, 
 ProjectStatus = Literal[PROJECT_STATUSES]  # type: ignore[valid-type]
 TaskStatus = Literal[TASK_STATUSES]  # type: ignore[valid-type]
 Priority = Literal[TASK_PRIORITIES]  # type: ignore[valid-type]
+
+_PROJECTS, _TASKS = PrjProject.__table__, PrjTask.__table__
+PROJECTS = Filtered(
+    select(_PROJECTS),
+    (_PROJECTS.c.id,),
+    status=_PROJECTS.c.status == bindparam("status"),
+    name=contains(_PROJECTS.c.name, "name"),
+    owner=_PROJECTS.c.owner == bindparam("owner"),
+)
+TASKS = Filtered(
+    select(_TASKS),
+    (_TASKS.c.due_date.is_(None), _TASKS.c.due_date, _TASKS.c.id),
+    project_id=_TASKS.c.project_id == bindparam("project_id"),
+    assignee=_TASKS.c.assignee == bindparam("assignee"),
+    status=_TASKS.c.status == bindparam("status"),
+    open_only=_TASKS.c.status != "done",
+    due_before=_TASKS.c.due_date <= bindparam("due_before"),
+    priority=_TASKS.c.priority == bindparam("priority"),
+    query=or_(contains(_TASKS.c.title, "query"), contains(_TASKS.c.description, "query")),
+)
 
 
 def _day(value: str | None, field: str) -> str | None:
@@ -51,16 +72,15 @@ def _member(email: str | None) -> str | None:
     return None if email is None else email.lower()
 
 
-def _comments(ctx: ToolContext, task_id: str) -> list[dict[str, Any]]:
-    query = select(PrjComment).where(PrjComment.task_id == task_id).order_by(PrjComment.created_at, PrjComment.id)
-    return [row_dict(c) for c in ctx.session.scalars(query)]
+def _comments(ctx: ToolContext, task_id: str) -> list[Row]:
+    return ctx.rows.find(PrjComment, ("created_at", "id"), task_id=task_id)
 
 
-def _set_status(ctx: ToolContext, task: PrjTask, status: str) -> None:
-    if status == task.status:
-        return
-    task.completed_at = ctx.timestamp if status == "done" else None
-    task.status = status
+def _status(ctx: ToolContext, task: Row, status: str) -> dict[str, Any]:
+    """The columns that set a task's status (none when it has it already)."""
+    if status == task["status"]:
+        return {}
+    return {"completed_at": ctx.timestamp if status == "done" else None, "status": status}
 
 
 @tool(SERVICE, "GET", "/projects")
@@ -73,23 +93,18 @@ def prj_list_projects(
     per_page: PerPage = 50,
 ) -> Any:
     """List the projects on the project board with their owner and status."""
-    query = where_given(
-        select(PrjProject),
-        PrjProject.status == status if status else None,
-        containing(PrjProject.name, name),
-        PrjProject.owner == owner.lower() if owner else None,
+    return ctx.rows.page(
+        PROJECTS, page, per_page, status=status or None, name=name, owner=owner.lower() if owner else None
     )
-    return paged(ctx, query.order_by(PrjProject.id), page, per_page)
 
 
 @tool(SERVICE, "GET", "/projects/{project_id}")
 def prj_get_project(ctx: ToolContext, project_id: ProjectId) -> Any:
     """Get a project with all its tasks (status, assignee, due date) and a count of tasks by status."""
-    project = ctx.get(PrjProject, project_id, "project")
-    query = select(PrjTask).where(PrjTask.project_id == project.id).order_by(PrjTask.id)
-    tasks = [row_dict(t) for t in ctx.session.scalars(query)]
+    project = ctx.rows.need(PrjProject, project_id, "project")
+    tasks = ctx.rows.find(PrjTask, ("id",), project_id=project["id"])
     counts = {s: sum(1 for t in tasks if t["status"] == s) for s in TASK_STATUSES}
-    return {**row_dict(project), "task_counts": counts, "tasks": tasks}
+    return {**project, "task_counts": counts, "tasks": tasks}
 
 
 @tool(SERVICE, "PATCH", "/projects/{project_id}")
@@ -102,11 +117,11 @@ def prj_update_project(
     due_date: Annotated[Day | None, Field(description="A new due date, e.g. 2026-12-15")] = None,
 ) -> Any:
     """Change a project's name, owner, status or due date (hand a project over to a new owner)."""
-    project = ctx.get(PrjProject, project_id, "project")
-    changed = apply_updates(
-        project, name=name, owner=_member(owner), status=status, due_date=_day(due_date, "due_date")
+    project = ctx.rows.need(PrjProject, project_id, "project")
+    changed = update_given(
+        ctx, PrjProject, project, name=name, owner=_member(owner), status=status, due_date=_day(due_date, "due_date")
     )
-    return {**row_dict(project), "changed": changed}
+    return {**project, "changed": changed}
 
 
 @tool(SERVICE, "GET", "/projects/tasks")
@@ -123,26 +138,26 @@ def prj_list_tasks(
     per_page: PerPage = 50,
 ) -> Any:
     """List tasks by project, assignee, status, priority or due date (overdue work), soonest due first."""
-    selected = where_given(
-        select(PrjTask),
-        PrjTask.project_id == project_id if project_id else None,
-        PrjTask.assignee == assignee.lower() if assignee else None,
-        PrjTask.status == status if status else None,
-        PrjTask.status != "done" if open_only else None,
-        PrjTask.due_date <= _day(due_before, "due_before") if due_before else None,
-        PrjTask.priority == priority if priority else None,
-        or_(containing(PrjTask.title, query), containing(PrjTask.description, query)) if query else None,
+    return ctx.rows.page(
+        TASKS,
+        page,
+        per_page,
+        project_id=project_id or None,
+        assignee=assignee.lower() if assignee else None,
+        status=status or None,
+        open_only=True if open_only else None,
+        due_before=_day(due_before, "due_before") if due_before else None,
+        priority=priority or None,
+        query=query or None,
     )
-    selected = selected.order_by(PrjTask.due_date.is_(None), PrjTask.due_date, PrjTask.id)
-    return paged(ctx, selected, page, per_page)
 
 
 @tool(SERVICE, "GET", "/projects/tasks/{task_id}")
 def prj_get_task(ctx: ToolContext, task_id: TaskId) -> Any:
     """Get one task with its project name and comments."""
-    task = ctx.get(PrjTask, task_id, "task")
-    project = ctx.get(PrjProject, task.project_id, "project")
-    return {**row_dict(task), "project_name": project.name, "comments": _comments(ctx, task.id)}
+    task = ctx.rows.need(PrjTask, task_id, "task")
+    project = ctx.rows.need(PrjProject, task["project_id"], "project")
+    return {**task, "project_name": project["name"], "comments": _comments(ctx, task["id"])}
 
 
 @tool(SERVICE, "POST", "/projects/{project_id}/tasks")
@@ -157,25 +172,24 @@ def prj_create_task(
     status: Annotated[TaskStatus, Field(description="Starting status, usually todo")] = "todo",
 ) -> Any:
     """Add a new task (to-do) to a project, optionally assigned and with a due date."""
-    project = ctx.get(PrjProject, project_id, "project")
-    if project.status == "completed":
-        raise Conflict(f"project {project.id} is completed; it takes no new tasks", error="project_completed")
-    task = PrjTask(
-        id=ctx.next_id(PrjTask),
-        project_id=project.id,
-        title=title,
-        description=description,
-        status=status,
-        assignee=_member(assignee),
-        due_date=_day(due_date, "due_date"),
-        priority=priority,
-        created_at=ctx.timestamp,
-        updated_at=ctx.timestamp,
-        completed_at=ctx.timestamp if status == "done" else None,
-    )
-    ctx.session.add(task)
-    ctx.session.flush()
-    return row_dict(task)
+    project = ctx.rows.need(PrjProject, project_id, "project")
+    if project["status"] == "completed":
+        raise Conflict(f"project {project['id']} is completed; it takes no new tasks", error="project_completed")
+    task = {
+        "id": ctx.rows.next_id(PrjTask),
+        "project_id": project["id"],
+        "title": title,
+        "description": description,
+        "status": status,
+        "assignee": _member(assignee),
+        "due_date": _day(due_date, "due_date"),
+        "priority": priority,
+        "created_at": ctx.timestamp,
+        "updated_at": ctx.timestamp,
+        "completed_at": ctx.timestamp if status == "done" else None,
+    }
+    ctx.rows.insert(PrjTask, task)
+    return task
 
 
 @tool(SERVICE, "PATCH", "/projects/tasks/{task_id}")
@@ -189,30 +203,29 @@ def prj_update_task(
     priority: Annotated[Priority | None, Field(description="low, medium, high or urgent")] = None,
 ) -> Any:
     """Change a task's title, description, status, due date or priority."""
-    task = ctx.get(PrjTask, task_id, "task")
+    task = ctx.rows.need(PrjTask, task_id, "task")
     fields = {"title": title, "description": description, "due_date": _day(due_date, "due_date"), "priority": priority}
     if status is None and all(v is None for v in fields.values()):
         raise InvalidArgument("give at least one field to change", error="missing_field")
-    changed = [k for k, v in fields.items() if v is not None and getattr(task, k) != v]
-    for key in changed:
-        setattr(task, key, fields[key])
-    if status is not None and status != task.status:
-        _set_status(ctx, task, status)
+    values = {k: v for k, v in fields.items() if v is not None and task[k] != v}
+    changed = list(values)
+    if status is not None and status != task["status"]:
+        values.update(_status(ctx, task, status))
         changed.append("status")
     if changed:
-        task.updated_at = ctx.timestamp
-    return {**row_dict(task), "changed": changed}
+        values["updated_at"] = ctx.timestamp
+    ctx.rows.change(PrjTask, task, values)
+    return {**task, "changed": changed}
 
 
 @tool(SERVICE, "POST", "/projects/tasks/{task_id}/complete")
 def prj_complete_task(ctx: ToolContext, task_id: TaskId) -> Any:
     """Mark a task done (complete it)."""
-    task = ctx.get(PrjTask, task_id, "task")
-    if task.status == "done":
-        raise Conflict(f"task {task.id} is already done", error="already_done")
-    _set_status(ctx, task, "done")
-    task.updated_at = ctx.timestamp
-    return row_dict(task)
+    task = ctx.rows.need(PrjTask, task_id, "task")
+    if task["status"] == "done":
+        raise Conflict(f"task {task['id']} is already done", error="already_done")
+    ctx.rows.change(PrjTask, task, {**_status(ctx, task, "done"), "updated_at": ctx.timestamp})
+    return task
 
 
 @tool(SERVICE, "POST", "/projects/tasks/{task_id}/assign")
@@ -222,12 +235,11 @@ def prj_assign_task(
     assignee: Annotated[Email | None, Field(description="Who does it (company email); null to unassign")],
 ) -> Any:
     """Assign a task to a person (or unassign it with null)."""
-    task = ctx.get(PrjTask, task_id, "task")
-    if task.status == "done":
-        raise Conflict(f"task {task.id} is done; reopen it before reassigning", error="task_done")
-    task.assignee = _member(assignee)
-    task.updated_at = ctx.timestamp
-    return row_dict(task)
+    task = ctx.rows.need(PrjTask, task_id, "task")
+    if task["status"] == "done":
+        raise Conflict(f"task {task['id']} is done; reopen it before reassigning", error="task_done")
+    ctx.rows.change(PrjTask, task, {"assignee": _member(assignee), "updated_at": ctx.timestamp})
+    return task
 
 
 @tool(SERVICE, "POST", "/projects/tasks/{task_id}/comments")
@@ -235,17 +247,15 @@ def prj_add_comment(
     ctx: ToolContext, task_id: TaskId, body: Annotated[Text, Field(description="The comment text")]
 ) -> Any:
     """Comment on a task (a status update, a question or a hand-off note)."""
-    task = ctx.get(PrjTask, task_id, "task")
-    comment = PrjComment(
-        id=ctx.next_id(PrjComment), task_id=task.id, author=me(ctx), body=body, created_at=ctx.timestamp
-    )
-    ctx.session.add(comment)
-    ctx.session.flush()
-    return row_dict(comment)
+    task = ctx.rows.need(PrjTask, task_id, "task")
+    comment_id = ctx.rows.next_id(PrjComment)
+    comment = {"id": comment_id, "task_id": task["id"], "author": me(ctx), "body": body, "created_at": ctx.timestamp}
+    ctx.rows.insert(PrjComment, comment)
+    return comment
 
 
 @tool(SERVICE, "GET", "/projects/tasks/{task_id}/comments")
 def prj_list_comments(ctx: ToolContext, task_id: TaskId) -> Any:
     """List a task's comments, oldest first."""
-    task = ctx.get(PrjTask, task_id, "task")
-    return {"task_id": task.id, "comments": _comments(ctx, task.id)}
+    task = ctx.rows.need(PrjTask, task_id, "task")
+    return {"task_id": task["id"], "comments": _comments(ctx, task["id"])}
