@@ -5,12 +5,24 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from ...schema.itsm.audit import AuditEntry
-from ..engine.dispatch import ToolContext, paged
+from ..engine.dispatch import ToolContext
 from ..engine.registry import tool
-from .common_orm import InOrg, Page, PerPage, matching, scoped
+from ..engine.rows import Filtered, one_of
+from .common import InOrg, Page, PerPage, listed_orgs
+
+_ENTRIES = AuditEntry.__table__
+LISTED = Filtered(
+    select(_ENTRIES),
+    (_ENTRIES.c.id,),
+    orgs=one_of(_ENTRIES.c.org_id, "orgs"),
+    record_table=_ENTRIES.c.record_table == bindparam("record_table"),
+    record_id=_ENTRIES.c.record_id == bindparam("record_id"),
+    actor_id=_ENTRIES.c.actor_id == bindparam("actor_id"),
+    tool=_ENTRIES.c.tool == bindparam("tool"),
+)
 
 
 @tool("itsm.audit", "GET", "/itsm/audit")
@@ -25,12 +37,13 @@ def list_audit_entries(
     per_page: PerPage = 20,
 ) -> Any:
     """List audit entries, oldest first: who changed which record through which tool, the fields, and when."""
-    query = scoped(ctx, select(AuditEntry), AuditEntry, "audit", org_id)
-    query = matching(
-        query,
-        (AuditEntry.record_table, record_table),
-        (AuditEntry.record_id, record_id),
-        (AuditEntry.actor_id, actor_id),
-        (AuditEntry.tool, tool_name),
+    return ctx.rows.page(
+        LISTED,
+        page,
+        per_page,
+        orgs=listed_orgs(ctx, "audit", org_id),
+        record_table=record_table,
+        record_id=record_id,
+        actor_id=actor_id,
+        tool=tool_name,
     )
-    return paged(ctx, query.order_by(AuditEntry.id), page, per_page)

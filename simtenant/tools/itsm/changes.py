@@ -9,7 +9,7 @@ from itertools import pairwise
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from ...errors import Conflict, Forbidden, InvalidArgument
 from ...schema.itsm.changes import (
@@ -22,9 +22,11 @@ from ...schema.itsm.changes import (
 )
 from ...schema.itsm.cmdb import ConfigurationItem
 from ...schema.itsm.identity import GroupMember, SysUser, UserGroup
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ...schema.itsm.incidents import Incident
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common_orm import (
+from ..engine.rows import Filtered, Row, Statement, one_of
+from .common import (
     InOrg,
     OrgId,
     Page,
@@ -34,14 +36,13 @@ from .common_orm import (
     audit,
     filled,
     get_in_scope,
-    matching,
+    listed_orgs,
     related,
     require,
     same_org,
-    scoped,
     target_org,
 )
-from .incidents import incident_object
+from .incidents import incident_in_scope
 
 ChangeId = Annotated[str, Field(description="The change number, e.g. CHG0000201")]
 IncidentNumber = Annotated[str, Field(description="The incident number, e.g. INC0001001")]
@@ -58,21 +59,39 @@ TERMINAL = ("closed", "cancelled")
 PLANS = ("implementation_plan", "test_plan", "backout_plan")
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
+_CHANGES, _GROUPS = ChangeRequest.__table__, UserGroup.__table__
+LISTED = Filtered(
+    select(_CHANGES),
+    (_CHANGES.c.id,),
+    orgs=one_of(_CHANGES.c.org_id, "orgs"),
+    status=_CHANGES.c.status == bindparam("status"),
+    category=_CHANGES.c.category == bindparam("category"),
+    risk=_CHANGES.c.risk == bindparam("risk"),
+    cab_required=_CHANGES.c.cab_required == bindparam("cab_required"),
+    assignment_group_id=_CHANGES.c.assignment_group_id == bindparam("assignment_group_id"),
+    requested_by_id=_CHANGES.c.requested_by_id == bindparam("requested_by_id"),
+)
+CAB_OF = Statement.of(
+    select(_GROUPS.c.id)
+    .where(_GROUPS.c.org_id == bindparam("org_id"), _GROUPS.c.name == bindparam("name"))
+    .order_by(_GROUPS.c.id)
+)
+
 
 def needs_cab(category: str, risk: str, impact: int) -> bool:
     """The policy: a normal change with high risk or impact 1, and every emergency change, go to the CAB."""
     return (category == "normal" and (risk == "high" or impact == 1)) or category == "emergency"
 
 
-def _change(ctx: ToolContext, change_id: str, action: str = "read") -> ChangeRequest:
+def _change(ctx: ToolContext, change_id: str, action: str = "read") -> Row:
     return get_in_scope(ctx, ChangeRequest, change_id, "change request", "change", action)
 
 
-def _open_change(ctx: ToolContext, change_id: str) -> ChangeRequest:
+def _open_change(ctx: ToolContext, change_id: str) -> Row:
     """A change the acting user may change, which must not be closed or cancelled."""
     change = _change(ctx, change_id, "crud")
-    if change.status in TERMINAL:
-        raise Conflict(f"change {change_id} is {change.status} and takes no more changes", error="record_closed")
+    if change["status"] in TERMINAL:
+        raise Conflict(f"change {change_id} is {change['status']} and takes no more changes", error="record_closed")
     return change
 
 
@@ -84,26 +103,30 @@ def _check_time(value: str, name: str) -> str:
     return value
 
 
-def _in_org(ctx: ToolContext, model: type, key: str, org_id: str, what: str) -> Any:
+def _in_org(ctx: ToolContext, model: type, key: str, org_id: str, what: str) -> Row:
     """A record the change refers to: 404 outside the acting user's scope, 400 cross_organization
     when of another organization than the change's."""
     return related(ctx, model, key, what, org_id)
 
 
-def _approvals(ctx: ToolContext, change_id: str) -> list[ChangeApproval]:
-    query = select(ChangeApproval).where(ChangeApproval.change_id == change_id).order_by(ChangeApproval.id)
-    return list(ctx.session.scalars(query))
+def _approvals(ctx: ToolContext, change_id: str) -> list[Row]:
+    return ctx.rows.find(ChangeApproval, ("id",), change_id=change_id)
 
 
-def _view(ctx: ToolContext, change: ChangeRequest) -> dict[str, Any]:
-    return {**row_dict(change), "approvals": [row_dict(a) for a in _approvals(ctx, change.id)]}
+def _view(ctx: ToolContext, change: Row) -> dict[str, Any]:
+    return {**change, "approvals": _approvals(ctx, change["id"])}
 
 
-def _moved(ctx: ToolContext, tool_name: str, change: ChangeRequest, updates: dict[str, Any]) -> dict[str, Any]:
-    previous = change.status
-    changed = apply_updates(change, updates, updates)
-    change.updated_at = ctx.timestamp
-    audit(ctx, tool_name, "update", change, changed)
+def _touch(ctx: ToolContext, change: Row) -> None:
+    """Stamp the change as updated now."""
+    ctx.rows.change(ChangeRequest, change, {"updated_at": ctx.timestamp})
+
+
+def _moved(ctx: ToolContext, tool_name: str, change: Row, updates: dict[str, Any]) -> dict[str, Any]:
+    previous = change["status"]
+    changed = apply_updates(ctx, ChangeRequest, change, updates, updates)
+    _touch(ctx, change)
+    audit(ctx, tool_name, "update", ChangeRequest, change, changed)
     return {**_view(ctx, change), "previous_status": previous}
 
 
@@ -127,17 +150,18 @@ def list_change_requests(
     per_page: PerPage = 20,
 ) -> Any:
     """List change requests, by number, with optional filters."""
-    query = scoped(ctx, select(ChangeRequest), ChangeRequest, "change", org_id)
-    query = matching(
-        query,
-        (ChangeRequest.status, status),
-        (ChangeRequest.category, category),
-        (ChangeRequest.risk, risk),
-        (ChangeRequest.cab_required, cab_required),
-        (ChangeRequest.assignment_group_id, assignment_group_id),
-        (ChangeRequest.requested_by_id, requested_by_id),
+    return ctx.rows.page(
+        LISTED,
+        page,
+        per_page,
+        orgs=listed_orgs(ctx, "change", org_id),
+        status=status,
+        category=category,
+        risk=risk,
+        cab_required=cab_required,
+        assignment_group_id=assignment_group_id,
+        requested_by_id=requested_by_id,
     )
-    return paged(ctx, query.order_by(ChangeRequest.id), page, per_page)
 
 
 @tool("itsm.changes", "POST", "/itsm/changes")
@@ -165,7 +189,7 @@ def create_change_request(
     user = require(ctx, "change", "crud", org)
     if requested_by_id is not None:
         requester = _in_org(ctx, SysUser, requested_by_id, org, "user")
-        if not requester.active:
+        if not requester["active"]:
             raise Conflict(f"user {requested_by_id} is inactive", error="inactive_user")
     if assignment_group_id is not None:
         _in_org(ctx, UserGroup, assignment_group_id, org, "group")
@@ -176,29 +200,30 @@ def create_change_request(
             _check_time(value, name)
     if start_at is not None and end_at is not None and start_at >= end_at:
         raise InvalidArgument(f"end_at {end_at} must be after start_at {start_at}", error="invalid_value")
-    change = ChangeRequest(
-        id=ctx.next_id(ChangeRequest),
-        org_id=org,
-        short_description=short_description,
-        description=description,
-        category=category,
-        risk=risk,
-        impact=impact,
-        cab_required=needs_cab(category, risk, impact),
-        status="new",
-        requested_by_id=requested_by_id or user.id,
-        assignment_group_id=assignment_group_id,
-        ci_id=ci_id,
-        start_at=start_at,
-        end_at=end_at,
-        implementation_plan=implementation_plan,
-        test_plan=test_plan,
-        backout_plan=backout_plan,
-        created_at=ctx.timestamp,
-        updated_at=ctx.timestamp,
-    )
-    ctx.session.add(change)
-    audit(ctx, "create_change_request", "create", change, filled(change))
+    values = {
+        "id": ctx.rows.next_id(ChangeRequest),
+        "org_id": org,
+        "short_description": short_description,
+        "description": description,
+        "category": category,
+        "risk": risk,
+        "impact": impact,
+        "cab_required": needs_cab(category, risk, impact),
+        "status": "new",
+        "requested_by_id": requested_by_id or user["id"],
+        "assignment_group_id": assignment_group_id,
+        "ci_id": ci_id,
+        "start_at": start_at,
+        "end_at": end_at,
+        "implementation_plan": implementation_plan,
+        "test_plan": test_plan,
+        "backout_plan": backout_plan,
+        "created_at": ctx.timestamp,
+        "updated_at": ctx.timestamp,
+    }
+    ctx.rows.insert(ChangeRequest, values)
+    change = ctx.rows.need(ChangeRequest, values["id"], "change request")
+    audit(ctx, "create_change_request", "create", ChangeRequest, change, filled(values))
     return _view(ctx, change)
 
 
@@ -245,21 +270,23 @@ def update_change_request(
     for name in ("start_at", "end_at"):
         if name in given:
             _check_time(given[name], name)
-    start, end = given.get("start_at", change.start_at), given.get("end_at", change.end_at)
+    start, end = given.get("start_at", change["start_at"]), given.get("end_at", change["end_at"])
     if start is not None and end is not None and start >= end:
         raise InvalidArgument(f"end_at {end} must be after start_at {start}", error="invalid_value")
     if assignment_group_id is not None:
-        _in_org(ctx, UserGroup, assignment_group_id, change.org_id, "group")
+        _in_org(ctx, UserGroup, assignment_group_id, change["org_id"], "group")
     if ci_id is not None:
-        _in_org(ctx, ConfigurationItem, ci_id, change.org_id, "configuration item")
+        _in_org(ctx, ConfigurationItem, ci_id, change["org_id"], "configuration item")
     if given.keys() & {"category", "risk", "impact"}:
         given["cab_required"] = needs_cab(
-            given.get("category", change.category), given.get("risk", change.risk), given.get("impact", change.impact)
+            given.get("category", change["category"]),
+            given.get("risk", change["risk"]),
+            given.get("impact", change["impact"]),
         )
-    changed = apply_updates(change, given, given)
+    changed = apply_updates(ctx, ChangeRequest, change, given, given)
     if changed:
-        change.updated_at = ctx.timestamp
-        audit(ctx, "update_change_request", "update", change, changed)
+        _touch(ctx, change)
+        audit(ctx, "update_change_request", "update", ChangeRequest, change, changed)
     return {**_view(ctx, change), "changed": sorted(changed)}
 
 
@@ -274,33 +301,30 @@ def advance_change(
     the CAB is required, needs at least one approval and every approval approved; entering
     scheduled needs start_at before end_at. Closing is close_change, cancelling cancel_change."""
     change = _change(ctx, change_id, "crud")
-    expected = NEXT.get(change.status)
+    current = change["status"]
+    expected = NEXT.get(current)
     if status != expected or status == "closed":
-        hint = {None: f"it is {change.status}", "closed": "use close_change"}.get(
-            expected, f"the next state is {expected}"
-        )
-        if status == "cancelled" and change.status not in TERMINAL:
+        hint = {None: f"it is {current}", "closed": "use close_change"}.get(expected, f"the next state is {expected}")
+        if status == "cancelled" and current not in TERMINAL:
             hint = "use cancel_change"
-        raise Conflict(
-            f"change {change_id} cannot go from {change.status} to {status} ({hint})", error="illegal_transition"
-        )
-    if change.status == "assess":
-        missing = [p for p in PLANS if not getattr(change, p)]
+        raise Conflict(f"change {change_id} cannot go from {current} to {status} ({hint})", error="illegal_transition")
+    if current == "assess":
+        missing = [p for p in PLANS if not change[p]]
         if missing:
             raise Conflict(
                 f"change {change_id} cannot leave assess without its plans; missing: {', '.join(missing)}",
                 error="missing_plans",
             )
-    if change.status == "authorize" and change.cab_required:
-        approvals = _approvals(ctx, change.id)
-        pending = [f"{a.approver_id} ({a.state})" for a in approvals if a.state != "approved"]
+    if current == "authorize" and change["cab_required"]:
+        approvals = _approvals(ctx, change["id"])
+        pending = [f"{a['approver_id']} ({a['state']})" for a in approvals if a["state"] != "approved"]
         if not approvals or pending:
             reason = "no CAB approval was requested" if not approvals else "not approved by " + ", ".join(pending)
             raise Conflict(f"change {change_id} needs the CAB's approval: {reason}", error="not_approved")
-    if status == "scheduled" and not (change.start_at and change.end_at and change.start_at < change.end_at):
+    start, end = change["start_at"], change["end_at"]
+    if status == "scheduled" and not (start and end and start < end):
         raise Conflict(
-            f"change {change_id} needs start_at before end_at to be scheduled "
-            f"(start_at {change.start_at}, end_at {change.end_at})",
+            f"change {change_id} needs start_at before end_at to be scheduled (start_at {start}, end_at {end})",
             error="missing_schedule",
         )
     return _moved(ctx, "advance_change", change, {"status": status})
@@ -314,8 +338,8 @@ def cancel_change(
 ) -> Any:
     """Cancel a change, from any state but closed."""
     change = _change(ctx, change_id, "crud")
-    if change.status in TERMINAL:
-        raise Conflict(f"change {change_id} is already {change.status}", error="illegal_transition")
+    if change["status"] in TERMINAL:
+        raise Conflict(f"change {change_id} is already {change['status']}", error="illegal_transition")
     return _moved(ctx, "cancel_change", change, {"status": "cancelled", "close_notes": reason})
 
 
@@ -328,9 +352,10 @@ def close_change(
 ) -> Any:
     """Close a change that is in review (review → closed), with its close code and notes."""
     change = _change(ctx, change_id, "crud")
-    if change.status != "review":
+    if change["status"] != "review":
         raise Conflict(
-            f"change {change_id} is {change.status}: only a change in review can be closed", error="illegal_transition"
+            f"change {change_id} is {change['status']}: only a change in review can be closed",
+            error="illegal_transition",
         )
     return _moved(
         ctx, "close_change", change, {"status": "closed", "close_code": close_code, "close_notes": close_notes}
@@ -345,40 +370,40 @@ def request_change_approval(
 ) -> Any:
     """Ask a member of the Change Advisory Board (CAB) to approve a change."""
     change = _open_change(ctx, change_id)
-    approver = _in_org(ctx, SysUser, approver_id, change.org_id, "user")
-    cab = ctx.session.scalar(
-        select(UserGroup.id)
-        .where(UserGroup.org_id == change.org_id, UserGroup.name == CAB_GROUP)
-        .order_by(UserGroup.id)
-    )
-    if cab is None or ctx.session.get(GroupMember, (cab, approver.id)) is None:
+    approver = _in_org(ctx, SysUser, approver_id, change["org_id"], "user")
+    cab = ctx.rows.value(CAB_OF, org_id=change["org_id"], name=CAB_GROUP)
+    if cab is None or ctx.rows.get(GroupMember, (cab, approver["id"])) is None:
         raise Conflict(f"{approver_id} is not a member of the {CAB_GROUP}", error="not_cab_member")
-    if not approver.active:
+    if not approver["active"]:
         raise Conflict(f"{approver_id} is inactive", error="inactive_user")
-    if any(a.approver_id == approver.id for a in _approvals(ctx, change.id)):
+    if any(a["approver_id"] == approver["id"] for a in _approvals(ctx, change["id"])):
         raise Conflict(f"{approver_id} has already been asked to approve change {change_id}", error="duplicate")
-    approval = ChangeApproval(org_id=change.org_id, change_id=change.id, approver_id=approver.id, state="requested")
-    ctx.session.add(approval)
-    ctx.session.flush()
-    audit(ctx, "request_change_approval", "create", approval, filled(approval))
-    return row_dict(approval)
+    values = {
+        "org_id": change["org_id"],
+        "change_id": change["id"],
+        "approver_id": approver["id"],
+        "state": "requested",
+    }
+    approval = ctx.rows.need(ChangeApproval, ctx.rows.insert(ChangeApproval, values), "change approval")
+    audit(ctx, "request_change_approval", "create", ChangeApproval, approval, filled(values))
+    return approval
 
 
 def _decide(ctx: ToolContext, tool_name: str, change_id: str, state: str, comments: str | None) -> Any:
     change = _open_change(ctx, change_id)
     me = acting_user(ctx)
-    mine = [a for a in _approvals(ctx, change.id) if a.approver_id == me.id]
+    mine = [a for a in _approvals(ctx, change["id"]) if a["approver_id"] == me["id"]]
     if not mine:
-        raise Forbidden(f"{me.id} is not an approver of change {change_id}", error="not_approver")
+        raise Forbidden(f"{me['id']} is not an approver of change {change_id}", error="not_approver")
     approval = mine[0]
-    if approval.state != "requested":
-        raise Conflict(f"{me.id} already {approval.state} change {change_id}", error="already_decided")
+    if approval["state"] != "requested":
+        raise Conflict(f"{me['id']} already {approval['state']} change {change_id}", error="already_decided")
     updates: dict[str, Any] = {"state": state, "decided_at": ctx.timestamp}
     if comments is not None:
         updates["comments"] = comments
-    changed = apply_updates(approval, updates, updates)
-    audit(ctx, tool_name, "update", approval, changed)
-    return row_dict(approval)
+    changed = apply_updates(ctx, ChangeApproval, approval, updates, updates)
+    audit(ctx, tool_name, "update", ChangeApproval, approval, changed)
+    return approval
 
 
 @tool("itsm.changes", "POST", "/itsm/changes/approvals/approve")
@@ -406,7 +431,11 @@ def reject_change(
 def list_change_approvals(ctx: ToolContext, change_id: ChangeId) -> Any:
     """List a change's CAB approvals: approver, state (requested, approved, rejected), comments."""
     change = _change(ctx, change_id)
-    return {"change_id": change.id, "cab_required": change.cab_required, "approvals": _view(ctx, change)["approvals"]}
+    return {
+        "change_id": change["id"],
+        "cab_required": change["cab_required"],
+        "approvals": _approvals(ctx, change["id"]),
+    }
 
 
 @tool("itsm.changes", "POST", "/itsm/changes/link-incident")
@@ -414,15 +443,14 @@ def link_change_to_incident(ctx: ToolContext, change_id: ChangeId, incident_numb
     """Record that an incident is related to (e.g. caused by) a change of its organization: sets the
     incident's change."""
     change = _change(ctx, change_id)
-    incident = incident_object(ctx, incident_number, "crud")
-    same_org(incident.org_id, change, "change request")
-    if incident.change_id == change.id:
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    same_org(incident["org_id"], ChangeRequest, change, "change request")
+    if incident["change_id"] == change["id"]:
         raise Conflict(f"incident {incident_number} is already linked to change {change_id}", error="duplicate")
-    if incident.change_id is not None:
+    if incident["change_id"] is not None:
         raise Conflict(
-            f"incident {incident_number} is already linked to change {incident.change_id}", error="already_linked"
+            f"incident {incident_number} is already linked to change {incident['change_id']}", error="already_linked"
         )
-    incident.change_id = change.id
-    incident.updated_at = ctx.timestamp
-    audit(ctx, "link_change_to_incident", "update", incident, ["change_id"])
-    return {"change_id": change.id, "incident_id": incident.id, "linked": True}
+    ctx.rows.change(Incident, incident, {"change_id": change["id"], "updated_at": ctx.timestamp})
+    audit(ctx, "link_change_to_incident", "update", Incident, incident, ["change_id"])
+    return {"change_id": change["id"], "incident_id": incident["id"], "linked": True}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import func, or_, select
+from sqlalchemy import bindparam, or_, select
 
 from ...errors import Conflict, InvalidArgument
 from ...schema.itsm.knowledge import (
@@ -17,9 +17,10 @@ from ...schema.itsm.knowledge import (
     IncidentKnowledge,
     KnowledgeArticle,
 )
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common_orm import (
+from ..engine.rows import Filtered, Row, Statement, contains, one_of
+from .common import (
     InOrg,
     OrgId,
     Page,
@@ -28,13 +29,13 @@ from .common_orm import (
     audit,
     filled,
     get_in_scope,
+    listed_orgs,
     related,
     require,
     require_role,
-    scoped,
     target_org,
 )
-from .incidents import IncidentNumber, incident_object
+from .incidents import IncidentNumber, incident_in_scope
 
 SERVICE = "itsm.knowledge"
 ArticleState = Literal[ARTICLE_STATES]  # type: ignore[valid-type]
@@ -44,8 +45,30 @@ ArticleId = Annotated[str, Field(description="The knowledge article id, e.g. KB0
 KeywordList = list[Annotated[Text, Field(description="One keyword or phrase")]]
 NEXT_STATE = {"draft": "review", "review": "published", "published": "retired"}
 
+_ARTICLES, _LINKS = KnowledgeArticle.__table__, IncidentKnowledge.__table__
+SEARCHED = Filtered(
+    select(_ARTICLES),
+    (_ARTICLES.c.id,),
+    query=or_(contains(_ARTICLES.c.title, "query"), contains(_ARTICLES.c.keywords, "query")),
+    state=_ARTICLES.c.state == bindparam("state"),
+    category=_ARTICLES.c.category == bindparam("category"),
+    orgs=one_of(_ARTICLES.c.org_id, "orgs"),
+)
+LINKED = Statement.of(
+    select(
+        _ARTICLES.c.id.label("article_id"),
+        _LINKS.c.relation,
+        _ARTICLES.c.title,
+        _ARTICLES.c.state,
+    )
+    .select_from(_LINKS)
+    .join(_ARTICLES, _ARTICLES.c.id == _LINKS.c.article_id)
+    .where(_LINKS.c.incident_id == bindparam("incident_id"))
+    .order_by(_LINKS.c.article_id)
+)
 
-def _article(ctx: ToolContext, article_id: str, action: str = "read") -> KnowledgeArticle:
+
+def _article(ctx: ToolContext, article_id: str, action: str = "read") -> Row:
     return get_in_scope(ctx, KnowledgeArticle, article_id, "knowledge article", "knowledge", action)
 
 
@@ -53,25 +76,25 @@ def _joined(keywords: list[str]) -> str:
     return ",".join(k.lower() for k in keywords)
 
 
-def _advance(ctx: ToolContext, tool_name: str, article: KnowledgeArticle, target: str) -> dict[str, Any]:
+def _advance(ctx: ToolContext, tool_name: str, article: Row, target: str) -> dict[str, Any]:
     """Move the article one step along its lifecycle, to ``target``, or refuse (409)."""
-    if NEXT_STATE.get(article.state) != target:
+    previous = article["state"]
+    if NEXT_STATE.get(previous) != target:
         raise Conflict(
-            f"article {article.id} is {article.state}; it cannot go to {target} "
+            f"article {article['id']} is {previous}; it cannot go to {target} "
             f"(lifecycle: draft → review → published → retired)",
             error="illegal_transition",
         )
-    previous = article.state
-    changed = apply_updates(article, {"state": target}, ["state"])
-    article.updated_at = ctx.timestamp
-    audit(ctx, tool_name, "update", article, changed)
-    return {**row_dict(article), "previous_state": previous}
+    changed = apply_updates(ctx, KnowledgeArticle, article, {"state": target}, ["state"])
+    ctx.rows.change(KnowledgeArticle, article, {"updated_at": ctx.timestamp})
+    audit(ctx, tool_name, "update", KnowledgeArticle, article, changed)
+    return {**article, "previous_state": previous}
 
 
 @tool(SERVICE, "GET", "/itsm/knowledge/get")
 def get_knowledge_article(ctx: ToolContext, article_id: ArticleId) -> Any:
     """Read one knowledge article: title, body, category, keywords, state, visibility and author."""
-    return row_dict(_article(ctx, article_id))
+    return _article(ctx, article_id)
 
 
 @tool(SERVICE, "GET", "/itsm/knowledge/search")
@@ -86,21 +109,8 @@ def search_knowledge(
 ) -> Any:
     """Search knowledge articles by title or keyword, optionally by state and category; in id
     order, paginated."""
-    select_ = select(KnowledgeArticle)
-    if query is not None:
-        text = query.lower()
-        select_ = select_.where(
-            or_(
-                func.lower(KnowledgeArticle.title).contains(text, autoescape=True),
-                func.lower(KnowledgeArticle.keywords).contains(text, autoescape=True),
-            )
-        )
-    if state is not None:
-        select_ = select_.where(KnowledgeArticle.state == state)
-    if category is not None:
-        select_ = select_.where(KnowledgeArticle.category == category)
-    select_ = scoped(ctx, select_, KnowledgeArticle, "knowledge", org_id).order_by(KnowledgeArticle.id)
-    return paged(ctx, select_, page, per_page)
+    orgs = listed_orgs(ctx, "knowledge", org_id)
+    return ctx.rows.page(SEARCHED, page, per_page, query=query, state=state, category=category, orgs=orgs)
 
 
 @tool(SERVICE, "POST", "/itsm/knowledge/create")
@@ -120,22 +130,22 @@ def create_knowledge_article(
     given (your own by default)."""
     org = target_org(ctx, org_id)
     user = require(ctx, "knowledge", "crud", org)
-    article = KnowledgeArticle(
-        id=ctx.next_id(KnowledgeArticle),
-        org_id=org,
-        title=title,
-        body=body,
-        category=category,
-        keywords=_joined(keywords or []),
-        state="draft",
-        visibility=visibility,
-        author_id=user.id,
-        created_at=ctx.timestamp,
-        updated_at=ctx.timestamp,
-    )
-    ctx.session.add(article)
-    audit(ctx, "create_knowledge_article", "create", article, filled(article))
-    return row_dict(article)
+    article = {
+        "id": ctx.rows.next_id(KnowledgeArticle),
+        "org_id": org,
+        "title": title,
+        "body": body,
+        "category": category,
+        "keywords": _joined(keywords or []),
+        "state": "draft",
+        "visibility": visibility,
+        "author_id": user["id"],
+        "created_at": ctx.timestamp,
+        "updated_at": ctx.timestamp,
+    }
+    ctx.rows.insert(KnowledgeArticle, article)
+    audit(ctx, "create_knowledge_article", "create", KnowledgeArticle, article, filled(article))
+    return article
 
 
 @tool(SERVICE, "POST", "/itsm/knowledge/update")
@@ -163,11 +173,11 @@ def update_knowledge_article(
     }
     if not updates:
         raise InvalidArgument("give at least one field to change", error="missing_field")
-    changed = apply_updates(article, updates, updates)
+    changed = apply_updates(ctx, KnowledgeArticle, article, updates, updates)
     if changed:
-        article.updated_at = ctx.timestamp
-        audit(ctx, "update_knowledge_article", "update", article, changed)
-    return {**row_dict(article), "changed": changed}
+        ctx.rows.change(KnowledgeArticle, article, {"updated_at": ctx.timestamp})
+        audit(ctx, "update_knowledge_article", "update", KnowledgeArticle, article, changed)
+    return {**article, "changed": changed}
 
 
 @tool(SERVICE, "POST", "/itsm/knowledge/submit")
@@ -180,7 +190,7 @@ def submit_article_for_review(ctx: ToolContext, article_id: ArticleId) -> Any:
 def publish_article(ctx: ToolContext, article_id: ArticleId) -> Any:
     """Publish an article in review (review → published). Only a manager (or admin) may publish."""
     article = _article(ctx, article_id, "crud")
-    require_role(ctx, "manager", article.org_id)
+    require_role(ctx, "manager", article["org_id"])
     return _advance(ctx, "publish_article", article, "published")
 
 
@@ -202,45 +212,36 @@ def link_knowledge_to_incident(
 ) -> Any:
     """Link a knowledge article to an incident, or change the relation of an existing link.
     Only a published article may be linked as the resolution (409 not_published)."""
-    incident = incident_object(ctx, incident_number, "crud")
-    article = related(ctx, KnowledgeArticle, article_id, "knowledge article", incident.org_id)
-    require(ctx, "knowledge", "read", article.org_id)
-    if relation == "resolution" and article.state != "published":
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    article = related(ctx, KnowledgeArticle, article_id, "knowledge article", incident["org_id"])
+    require(ctx, "knowledge", "read", article["org_id"])
+    if relation == "resolution" and article["state"] != "published":
         raise Conflict(
-            f"article {article.id} is {article.state}; only a published article may be a resolution",
+            f"article {article['id']} is {article['state']}; only a published article may be a resolution",
             error="not_published",
         )
-    link = ctx.session.get(IncidentKnowledge, (incident.id, article.id))
+    link = ctx.rows.get(IncidentKnowledge, (incident["id"], article["id"]))
     if link is None:
-        link = IncidentKnowledge(
-            incident_id=incident.id, article_id=article.id, org_id=incident.org_id, relation=relation
-        )
-        ctx.session.add(link)
-        audit(ctx, "link_knowledge_to_incident", "create", link, filled(link))
+        link = {
+            "incident_id": incident["id"],
+            "article_id": article["id"],
+            "org_id": incident["org_id"],
+            "relation": relation,
+        }
+        ctx.rows.insert(IncidentKnowledge, link)
+        audit(ctx, "link_knowledge_to_incident", "create", IncidentKnowledge, link, filled(link))
         previous = None
-    elif link.relation == relation:
-        raise Conflict(f"{article.id} is already linked to {incident.id} as {relation}", error="duplicate")
+    elif link["relation"] == relation:
+        raise Conflict(f"{article['id']} is already linked to {incident['id']} as {relation}", error="duplicate")
     else:
-        previous = link.relation
-        audit(
-            ctx, "link_knowledge_to_incident", "update", link, apply_updates(link, {"relation": relation}, ["relation"])
-        )
-    return {**row_dict(link), "previous_relation": previous, "title": article.title}
+        previous = link["relation"]
+        changed = apply_updates(ctx, IncidentKnowledge, link, {"relation": relation}, ["relation"])
+        audit(ctx, "link_knowledge_to_incident", "update", IncidentKnowledge, link, changed)
+    return {**link, "previous_relation": previous, "title": article["title"]}
 
 
 @tool(SERVICE, "GET", "/itsm/knowledge/incident")
 def list_incident_knowledge(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
     """List the knowledge articles linked to an incident, with their relation, title and state."""
-    incident = incident_object(ctx, incident_number)
-    rows = ctx.session.execute(
-        select(IncidentKnowledge, KnowledgeArticle)
-        .join(KnowledgeArticle, KnowledgeArticle.id == IncidentKnowledge.article_id)
-        .where(IncidentKnowledge.incident_id == incident.id)
-        .order_by(IncidentKnowledge.article_id)
-    )
-    return {
-        "incident_id": incident.id,
-        "articles": [
-            {"article_id": a.id, "relation": link.relation, "title": a.title, "state": a.state} for link, a in rows
-        ],
-    }
+    incident = incident_in_scope(ctx, incident_number)
+    return {"incident_id": incident["id"], "articles": ctx.rows.all(LINKED, incident_id=incident["id"])}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.itsm.changes import ChangeRequest
@@ -17,20 +17,20 @@ from ...schema.itsm.knowledge import KnowledgeArticle
 from ...schema.itsm.notifications import CHANNELS, Notification
 from ...schema.itsm.problems import Problem
 from ...schema.itsm.services import CatalogRequest, Service
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common_orm import (
+from ..engine.rows import Filtered, one_of
+from .common import (
     InOrg,
     Page,
     PerPage,
     audit,
     get_in_scope,
     in_scope,
-    matching,
+    listed_orgs,
     related,
     require,
     require_somewhere,
-    scoped,
 )
 
 # The records a notification may be about: table name → (model, permission resource).
@@ -47,6 +47,17 @@ RECORDS: dict[str, tuple[type, str]] = {
 RecordTable = Literal[tuple(RECORDS)]  # type: ignore[valid-type]
 Channel = Literal[CHANNELS]  # type: ignore[valid-type]
 SVC = "itsm.notifications"
+
+_NOTIFICATIONS = Notification.__table__
+LISTED = Filtered(
+    select(_NOTIFICATIONS),
+    (_NOTIFICATIONS.c.id,),
+    orgs=one_of(_NOTIFICATIONS.c.org_id, "orgs"),
+    recipient_id=_NOTIFICATIONS.c.recipient_id == bindparam("recipient_id"),
+    record_table=_NOTIFICATIONS.c.record_table == bindparam("record_table"),
+    record_id=_NOTIFICATIONS.c.record_id == bindparam("record_id"),
+    channel=_NOTIFICATIONS.c.channel == bindparam("channel"),
+)
 
 
 @tool(SVC, "POST", "/itsm/notifications/send")
@@ -71,30 +82,29 @@ def send_notification(
     if record_table is not None and record_id is not None:
         model, resource = RECORDS[record_table]
         what = record_table.removesuffix("s").replace("_", " ")
-        org = get_in_scope(ctx, model, record_id, what, resource).org_id
+        org = get_in_scope(ctx, model, record_id, what, resource)["org_id"]
         recipient = related(ctx, SysUser, recipient_id, "recipient", org)
     else:
-        recipient = ctx.session.get(SysUser, recipient_id)
-        if recipient is None or not in_scope(ctx, recipient.org_id):
+        recipient = ctx.rows.get(SysUser, recipient_id)
+        if recipient is None or not in_scope(ctx, recipient["org_id"]):
             raise NotFound(f"recipient {recipient_id!r} not found")
-        org = recipient.org_id
+        org = recipient["org_id"]
     require(ctx, "notification", "crud", org)
-    if not recipient.active:
-        raise Conflict(f"recipient {recipient_id} ({recipient.name}) is not an active user", error="inactive_user")
-    notification = Notification(
-        org_id=org,
-        recipient_id=recipient.id,
-        channel=channel,
-        subject=subject,
-        body=body,
-        record_table=record_table,
-        record_id=record_id,
-        created_at=ctx.timestamp,
-    )
-    ctx.session.add(notification)
-    ctx.session.flush()
-    audit(ctx, "send_notification", "create", notification, row_dict(notification))
-    return row_dict(notification)
+    if not recipient["active"]:
+        raise Conflict(f"recipient {recipient_id} ({recipient['name']}) is not an active user", error="inactive_user")
+    values = {
+        "org_id": org,
+        "recipient_id": recipient["id"],
+        "channel": channel,
+        "subject": subject,
+        "body": body,
+        "record_table": record_table,
+        "record_id": record_id,
+        "created_at": ctx.timestamp,
+    }
+    notification = {"id": ctx.rows.insert(Notification, values), **values}
+    audit(ctx, "send_notification", "create", Notification, notification, notification)
+    return notification
 
 
 @tool(SVC, "GET", "/itsm/notifications")
@@ -111,12 +121,13 @@ def list_notifications(
     per_page: PerPage = 20,
 ) -> Any:
     """List notifications sent, oldest first, optionally filtered."""
-    query = scoped(ctx, select(Notification), Notification, "notification", org_id)
-    query = matching(
-        query,
-        (Notification.recipient_id, recipient_id),
-        (Notification.record_table, record_table),
-        (Notification.record_id, record_id),
-        (Notification.channel, channel),
+    return ctx.rows.page(
+        LISTED,
+        page,
+        per_page,
+        orgs=listed_orgs(ctx, "notification", org_id),
+        recipient_id=recipient_id,
+        record_table=record_table,
+        record_id=record_id,
+        channel=channel,
     )
-    return paged(ctx, query.order_by(Notification.id), page, per_page)

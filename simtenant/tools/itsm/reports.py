@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import bindparam, func, or_, select
 
 from ...schema.itsm.changes import CHANGE_CATEGORIES, ChangeRequest
 from ...schema.itsm.cmdb import CI_STATUSES, ConfigurationItem
@@ -16,7 +16,8 @@ from ...schema.itsm.notifications import Notification
 from ...schema.itsm.sla import STAGES, IncidentSLA, SLADefinition
 from ..engine.dispatch import ToolContext
 from ..engine.registry import tool
-from .common_orm import InOrg, scoped
+from ..engine.rows import Filtered, Row, Statement, one_of
+from .common import InOrg, listed_orgs
 
 IncidentStatus = Literal[INCIDENT_STATUSES]  # type: ignore[valid-type]
 Category = Literal[CATEGORIES]  # type: ignore[valid-type]
@@ -25,27 +26,89 @@ ChangeCategory = Literal[CHANGE_CATEGORIES]  # type: ignore[valid-type]
 CIStatus = Literal[CI_STATUSES]  # type: ignore[valid-type]
 OPEN = ("new", "in_progress", "on_hold")
 
+_INCIDENTS, _CLOCKS, _SLAS = Incident.__table__, IncidentSLA.__table__, SLADefinition.__table__
+_CHANGES, _CIS, _NOTIFICATIONS = ChangeRequest.__table__, ConfigurationItem.__table__, Notification.__table__
+
+
+def _grouped(column: Any, *where: Any, **conditions: Any) -> Filtered:
+    """Rows {key, count} of ``column``'s table grouped by ``column``, in the organizations bound as
+    ``orgs``, with optional ``conditions``."""
+    table = column.table
+    query = select(column.label("key"), func.count().label("count")).where(*where).group_by(column)
+    return Filtered(query, (), orgs=one_of(table.c.org_id, "orgs"), **conditions)
+
+
+def _incidents_by(column: Any) -> Filtered:
+    return _grouped(
+        column,
+        open=one_of(_INCIDENTS.c.status, "open"),
+        status=_INCIDENTS.c.status == bindparam("status"),
+        category=_INCIDENTS.c.category == bindparam("category"),
+        group=_INCIDENTS.c.assignment_group_id == bindparam("group"),
+    )
+
+
+BY_PRIORITY = _incidents_by(_INCIDENTS.c.priority)
+BY_GROUP = _incidents_by(_INCIDENTS.c.assignment_group_id)
+BY_STATUS = _incidents_by(_INCIDENTS.c.status)
+BY_ASSIGNEE = _incidents_by(_INCIDENTS.c.assigned_to_id)
+BREACHED_BY_STAGE = _grouped(
+    _CLOCKS.c.stage,
+    or_(
+        _CLOCKS.c.breached.is_(True),
+        (_CLOCKS.c.state == "in_progress") & (_CLOCKS.c.breach_at < bindparam("now")),
+    ),
+    priority=_CLOCKS.c.incident_id.in_(
+        select(_INCIDENTS.c.id).where(_INCIDENTS.c.priority == bindparam("priority")).scalar_subquery()
+    ),
+)
+NOTIFICATIONS_BY_CHANNEL = _grouped(
+    _NOTIFICATIONS.c.channel, recipient_id=_NOTIFICATIONS.c.recipient_id == bindparam("recipient_id")
+)
+CHANGES_BY_STATE = _grouped(_CHANGES.c.status, category=_CHANGES.c.category == bindparam("category"))
+CIS_BY_CLASS = _grouped(_CIS.c.ci_class, status=_CIS.c.status == bindparam("status"))
+SLA_TARGETS = Filtered(
+    select(
+        _SLAS.c.priority.label("key"),
+        func.avg(_SLAS.c.target_minutes).label("average"),
+        func.count().label("count"),
+    ).group_by(_SLAS.c.priority),
+    (),
+    orgs=one_of(_SLAS.c.org_id, "orgs"),
+    stage=_SLAS.c.stage == bindparam("stage"),
+)
+NAMES = {
+    model: Statement.of(
+        select(model.__table__.c.id, model.__table__.c.name).where(one_of(model.__table__.c.id, "keys"))
+    )
+    for model in (UserGroup, SysUser)
+}
+
 
 def _sort_key(row: dict[str, Any]) -> tuple[bool, Any]:
     return (row["key"] is None, row["key"] if row["key"] is not None else 0)
 
 
-def _counts(ctx: ToolContext, query: Select, group_by: str, named: Any = None) -> dict[str, Any]:
-    """Run ``query`` (selecting key, count) and shape the answer; ``named`` (a model with ``id``
+def _counts(
+    ctx: ToolContext,
+    query: Filtered,
+    group_by: str,
+    resource: str,
+    org_id: str | None,
+    named: Any = None,
+    **values: Any,
+) -> dict[str, Any]:
+    """Run ``query`` (rows {key, count}) over the organizations where the acting user may read
+    ``resource`` (``org_id`` alone when given) and shape the answer; ``named`` (a model with ``id``
     and ``name``) labels the keys with the names of its rows."""
-    rows: list[dict[str, Any]] = [{"key": key, "count": count} for key, count in ctx.session.execute(query)]
+    rows: list[Row] = ctx.rows.all(query, orgs=listed_orgs(ctx, resource, org_id), **values)
     if named is not None:
         keys = [r["key"] for r in rows if r["key"] is not None]
-        names = {key: name for key, name in ctx.session.execute(select(named.id, named.name).where(named.id.in_(keys)))}
+        names = {found["id"]: found["name"] for found in ctx.rows.all(NAMES[named], keys=keys)}
         for row in rows:
             row["name"] = names.get(row["key"])
     rows.sort(key=_sort_key)
     return {"group_by": group_by, "counts": rows, "total": sum(r["count"] for r in rows)}
-
-
-def _grouped(ctx: ToolContext, column: Any, model: Any, resource: str, org_id: str | None, *where: Any) -> Select:
-    query = select(column, func.count()).select_from(model).where(*where).group_by(column)
-    return scoped(ctx, query, model, resource, org_id)
 
 
 OpenOnly = Annotated[bool, Field(description="Only open incidents (new, in_progress or on_hold)")]
@@ -53,15 +116,8 @@ OpenOnly = Annotated[bool, Field(description="Only open incidents (new, in_progr
 
 def _incident_filters(
     status: str | None, category: str | None, group: str | None, open_only: bool = False
-) -> list[Any]:
-    where = [Incident.status.in_(OPEN)] if open_only else []
-    if status is not None:
-        where.append(Incident.status == status)
-    if category is not None:
-        where.append(Incident.category == category)
-    if group is not None:
-        where.append(Incident.assignment_group_id == group)
-    return where
+) -> dict[str, Any]:
+    return {"open": list(OPEN) if open_only else None, "status": status, "category": category, "group": group}
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/incidents-by-priority")
@@ -75,7 +131,7 @@ def count_incidents_by_priority(
 ) -> Any:
     """Count incidents per priority (1 critical … 5 planning)."""
     where = _incident_filters(status, category, assignment_group_id, open_only)
-    return _counts(ctx, _grouped(ctx, Incident.priority, Incident, "incident", org_id, *where), "priority")
+    return _counts(ctx, BY_PRIORITY, "priority", "incident", org_id, **where)
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/incidents-by-group")
@@ -88,8 +144,7 @@ def count_incidents_by_group(
 ) -> Any:
     """Count incidents per assignment group (key null: unassigned), with each group's name."""
     where = _incident_filters(status, category, None, open_only)
-    query = _grouped(ctx, Incident.assignment_group_id, Incident, "incident", org_id, *where)
-    return _counts(ctx, query, "assignment_group_id", UserGroup)
+    return _counts(ctx, BY_GROUP, "assignment_group_id", "incident", org_id, UserGroup, **where)
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/incidents-by-status")
@@ -101,7 +156,7 @@ def count_incidents_by_status(
 ) -> Any:
     """Count incidents per status."""
     where = _incident_filters(None, category, assignment_group_id)
-    return _counts(ctx, _grouped(ctx, Incident.status, Incident, "incident", org_id, *where), "status")
+    return _counts(ctx, BY_STATUS, "status", "incident", org_id, **where)
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/open-incidents-by-assignee")
@@ -111,9 +166,8 @@ def count_open_incidents_by_assignee(
     org_id: InOrg = None,
 ) -> Any:
     """Count open incidents (new, in_progress, on_hold) per assignee (key null: unassigned), with names."""
-    where = [Incident.status.in_(OPEN), *_incident_filters(None, None, assignment_group_id)]
-    query = _grouped(ctx, Incident.assigned_to_id, Incident, "incident", org_id, *where)
-    return _counts(ctx, query, "assigned_to_id", SysUser)
+    where = _incident_filters(None, None, assignment_group_id, open_only=True)
+    return _counts(ctx, BY_ASSIGNEE, "assigned_to_id", "incident", org_id, SysUser, **where)
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/breached-slas-by-stage")
@@ -124,14 +178,7 @@ def count_breached_slas_by_stage(
 ) -> Any:
     """Count breached SLA clocks per stage (response, resolution): clocks marked breached, and
     clocks still running past their breach time at the current time."""
-    breached = or_(
-        IncidentSLA.breached.is_(True),
-        (IncidentSLA.state == "in_progress") & (IncidentSLA.breach_at < ctx.timestamp),
-    )
-    query = _grouped(ctx, IncidentSLA.stage, IncidentSLA, "sla", org_id, breached)
-    if priority is not None:
-        query = query.join(Incident, Incident.id == IncidentSLA.incident_id).where(Incident.priority == priority)
-    return _counts(ctx, query, "stage")
+    return _counts(ctx, BREACHED_BY_STAGE, "stage", "sla", org_id, now=ctx.timestamp, priority=priority)
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/notifications-by-channel")
@@ -141,8 +188,7 @@ def count_notifications_by_channel(
     org_id: InOrg = None,
 ) -> Any:
     """Count notifications sent per channel (email, sms, portal)."""
-    where = [] if recipient_id is None else [Notification.recipient_id == recipient_id]
-    return _counts(ctx, _grouped(ctx, Notification.channel, Notification, "notification", org_id, *where), "channel")
+    return _counts(ctx, NOTIFICATIONS_BY_CHANNEL, "channel", "notification", org_id, recipient_id=recipient_id)
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/sla-target-by-priority")
@@ -152,19 +198,9 @@ def average_sla_target_by_priority(
     org_id: InOrg = None,
 ) -> Any:
     """Average SLA target (minutes) per priority, over the SLA definitions; each row also counts them."""
-    where = [] if stage is None else [SLADefinition.stage == stage]
-    query = scoped(
-        ctx,
-        select(SLADefinition.priority, func.avg(SLADefinition.target_minutes), func.count())
-        .where(*where)
-        .group_by(SLADefinition.priority),
-        SLADefinition,
-        "sla",
-        org_id,
-    )
+    found = ctx.rows.all(SLA_TARGETS, orgs=listed_orgs(ctx, "sla", org_id), stage=stage)
     rows = [
-        {"key": key, "average_target_minutes": round(float(avg), 2), "count": count}
-        for key, avg, count in ctx.session.execute(query)
+        {"key": r["key"], "average_target_minutes": round(float(r["average"]), 2), "count": r["count"]} for r in found
     ]
     rows.sort(key=_sort_key)
     return {"group_by": "priority", "counts": rows, "total": sum(r["count"] for r in rows)}
@@ -177,8 +213,7 @@ def count_changes_by_state(
     org_id: InOrg = None,
 ) -> Any:
     """Count change requests per state (new, assess, authorize, scheduled, ...)."""
-    where = [] if category is None else [ChangeRequest.category == category]
-    return _counts(ctx, _grouped(ctx, ChangeRequest.status, ChangeRequest, "change", org_id, *where), "status")
+    return _counts(ctx, CHANGES_BY_STATE, "status", "change", org_id, category=category)
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/configuration-items-by-class")
@@ -188,6 +223,4 @@ def count_configuration_items_by_class(
     org_id: InOrg = None,
 ) -> Any:
     """Count configuration items per class (laptop, server, ...)."""
-    where = [] if status is None else [ConfigurationItem.status == status]
-    query = _grouped(ctx, ConfigurationItem.ci_class, ConfigurationItem, "cmdb", org_id, *where)
-    return _counts(ctx, query, "ci_class")
+    return _counts(ctx, CIS_BY_CLASS, "ci_class", "cmdb", org_id, status=status)
