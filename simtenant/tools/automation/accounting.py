@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import func, or_, select
+from sqlalchemy import bindparam, func, literal, or_, select
 
 from ...errors import Conflict, InvalidArgument
 from ...schema.automation.accounting import (
@@ -18,9 +18,10 @@ from ...schema.automation.accounting import (
     AcctInvoiceLine,
     AcctPayment,
 )
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common import Email, Page, PerPage, containing, me, where_given
+from ..engine.rows import Filtered, Row, Statement, contains
+from .common import Email, Page, PerPage, me
 
 SERVICE = "automation.accounting"
 CustomerId = Annotated[str, Field(description="The accounting customer id, e.g. CUST-001")]
@@ -30,6 +31,39 @@ PaymentMethod = Literal[PAYMENT_METHODS]  # type: ignore[valid-type]
 DateText = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="A date, YYYY-MM-DD")]
 Money = Annotated[float, Field(gt=0, le=10_000_000, allow_inf_nan=False, description="An amount in USD")]
 OPEN = ("sent", "partially_paid", "overdue")  # invoices that still await money
+
+_CUSTOMERS, _INVOICES, _PAYMENTS = AcctCustomer.__table__, AcctInvoice.__table__, AcctPayment.__table__
+_AWAITING = _INVOICES.c.status.in_([literal(status) for status in OPEN])
+CUSTOMERS = Filtered(
+    select(_CUSTOMERS),
+    (_CUSTOMERS.c.name, _CUSTOMERS.c.id),
+    query=or_(contains(_CUSTOMERS.c.name, "query"), contains(_CUSTOMERS.c.email, "query")),
+)
+NAME_TAKEN = Statement.of(
+    select(_CUSTOMERS.c.id).where(func.lower(_CUSTOMERS.c.name) == bindparam("name")).order_by(_CUSTOMERS.c.id)
+)
+CUSTOMER_INVOICES = Statement.of(
+    select(
+        func.count(_INVOICES.c.id).label("count"),
+        func.coalesce(func.sum(_INVOICES.c.balance).filter(_AWAITING), 0.0).label("outstanding"),
+    ).where(_INVOICES.c.customer_id == bindparam("customer_id"))
+)
+INVOICES = Filtered(
+    select(_INVOICES),
+    (_INVOICES.c.id.desc(),),
+    customer_id=_INVOICES.c.customer_id == bindparam("customer_id"),
+    status=_INVOICES.c.status == bindparam("status"),
+    today=_AWAITING & (_INVOICES.c.due_date < bindparam("today")) & (_INVOICES.c.balance > 0),
+)
+PAYMENTS = Filtered(
+    select(_PAYMENTS),
+    (_PAYMENTS.c.paid_on.desc(), _PAYMENTS.c.id.desc()),
+    invoice_id=_PAYMENTS.c.invoice_id == bindparam("invoice_id"),
+    method=_PAYMENTS.c.method == bindparam("method"),
+    customer_id=_PAYMENTS.c.invoice_id.in_(
+        select(_INVOICES.c.id).where(_INVOICES.c.customer_id == bindparam("customer_id"))
+    ),
+)
 
 
 class InvoiceLineInput(BaseModel):
@@ -51,46 +85,36 @@ def _today(ctx: ToolContext) -> str:
     return ctx.timestamp[:10]
 
 
-def _invoice(ctx: ToolContext, invoice_id: str) -> AcctInvoice:
-    return ctx.get(AcctInvoice, invoice_id, "invoice")
+def _invoice(ctx: ToolContext, invoice_id: str) -> Row:
+    return ctx.rows.need(AcctInvoice, invoice_id, "invoice")
 
 
-def _draft(ctx: ToolContext, invoice_id: str) -> AcctInvoice:
+def _draft(ctx: ToolContext, invoice_id: str) -> Row:
     invoice = _invoice(ctx, invoice_id)
-    if invoice.status != "draft":
-        raise Conflict(f"invoice {invoice_id} is {invoice.status}; only a draft can change", error="not_draft")
+    if invoice["status"] != "draft":
+        raise Conflict(f"invoice {invoice_id} is {invoice['status']}; only a draft can change", error="not_draft")
     return invoice
 
 
-def _add_line(ctx: ToolContext, invoice: AcctInvoice, line: InvoiceLineInput) -> AcctInvoiceLine:
-    amount = round(line.quantity * line.unit_price, 2)
-    row = AcctInvoiceLine(
-        id=ctx.next_id(AcctInvoiceLine),
-        invoice_id=invoice.id,
-        description=line.description,
-        quantity=line.quantity,
-        unit_price=round(line.unit_price, 2),
-        amount=amount,
-    )
-    ctx.session.add(row)
-    invoice.total = round(invoice.total + amount, 2)
-    invoice.balance = invoice.total
-    return row
-
-
-def _view(ctx: ToolContext, invoice: AcctInvoice) -> dict[str, Any]:
-    customer = ctx.session.get(AcctCustomer, invoice.customer_id)
-    lines = ctx.session.scalars(
-        select(AcctInvoiceLine).where(AcctInvoiceLine.invoice_id == invoice.id).order_by(AcctInvoiceLine.id)
-    )
-    payments = ctx.session.scalars(
-        select(AcctPayment).where(AcctPayment.invoice_id == invoice.id).order_by(AcctPayment.id)
-    )
+def _line(ctx: ToolContext, invoice_id: str, line: InvoiceLineInput) -> Row:
+    """A new invoice line (its id taken, not yet written)."""
     return {
-        **row_dict(invoice),
-        "customer_name": customer.name if customer else None,
-        "lines": [row_dict(r) for r in lines],
-        "payments": [row_dict(p) for p in payments],
+        "id": ctx.rows.next_id(AcctInvoiceLine),
+        "invoice_id": invoice_id,
+        "description": line.description,
+        "quantity": line.quantity,
+        "unit_price": round(line.unit_price, 2),
+        "amount": round(line.quantity * line.unit_price, 2),
+    }
+
+
+def _view(ctx: ToolContext, invoice: Row) -> dict[str, Any]:
+    customer = ctx.rows.get(AcctCustomer, invoice["customer_id"])
+    return {
+        **invoice,
+        "customer_name": customer["name"] if customer else None,
+        "lines": ctx.rows.find(AcctInvoiceLine, ("id",), invoice_id=invoice["id"]),
+        "payments": ctx.rows.find(AcctPayment, ("id",), invoice_id=invoice["id"]),
     }
 
 
@@ -102,23 +126,20 @@ def acct_list_customers(
     per_page: PerPage = 20,
 ) -> Any:
     """List the accounting (billing) customers, by name, optionally searching name or email."""
-    selected = select(AcctCustomer)
-    if query is not None:
-        selected = selected.where(or_(containing(AcctCustomer.name, query), containing(AcctCustomer.email, query)))
-    return paged(ctx, selected.order_by(AcctCustomer.name, AcctCustomer.id), page, per_page)
+    return ctx.rows.page(CUSTOMERS, page, per_page, query=query)
 
 
 @tool(SERVICE, "GET", "/accounting/customers/{customer_id}")
 def acct_get_customer(ctx: ToolContext, customer_id: CustomerId) -> Any:
     """Get one billing customer with its payment terms, number of invoices and total outstanding balance."""
-    customer = ctx.get(AcctCustomer, customer_id, "customer")
-    count, outstanding = ctx.session.execute(
-        select(
-            func.count(AcctInvoice.id),
-            func.coalesce(func.sum(AcctInvoice.balance).filter(AcctInvoice.status.in_(OPEN)), 0.0),
-        ).where(AcctInvoice.customer_id == customer_id)
-    ).one()
-    return {**row_dict(customer), "invoice_count": count, "outstanding_balance": round(outstanding, 2)}
+    customer = ctx.rows.need(AcctCustomer, customer_id, "customer")
+    invoices = ctx.rows.one(CUSTOMER_INVOICES, customer_id=customer_id)
+    assert invoices is not None  # an aggregate's one row
+    return {
+        **customer,
+        "invoice_count": invoices["count"],
+        "outstanding_balance": round(invoices["outstanding"], 2),
+    }
 
 
 @tool(SERVICE, "POST", "/accounting/customers")
@@ -130,19 +151,19 @@ def acct_create_customer(
     payment_terms_days: Annotated[int, Field(ge=0, le=120, description="Days from issue to due date, e.g. 30")] = 30,
 ) -> Any:
     """Create a billing customer (a company we invoice); a name already in use is refused (409)."""
-    taken = ctx.session.scalar(select(AcctCustomer.id).where(func.lower(AcctCustomer.name) == name.lower()))
+    taken = ctx.rows.value(NAME_TAKEN, name=name.lower())
     if taken is not None:
         raise Conflict(f"a customer named {name!r} already exists ({taken})", error="duplicate_customer")
-    customer = AcctCustomer(
-        id=ctx.next_id(AcctCustomer),
-        name=name,
-        email=email.lower(),
-        billing_address=billing_address,
-        payment_terms_days=payment_terms_days,
-        created_at=ctx.timestamp,
-    )
-    ctx.session.add(customer)
-    return row_dict(customer)
+    customer = {
+        "id": ctx.rows.next_id(AcctCustomer),
+        "name": name,
+        "email": email.lower(),
+        "billing_address": billing_address,
+        "payment_terms_days": payment_terms_days,
+        "created_at": ctx.timestamp,
+    }
+    ctx.rows.insert(AcctCustomer, customer)
+    return customer
 
 
 @tool(SERVICE, "GET", "/accounting/invoices")
@@ -157,14 +178,8 @@ def acct_list_invoices(
     per_page: PerPage = 20,
 ) -> Any:
     """List invoices (newest number first) by customer or status, or those overdue as of today."""
-    query = where_given(
-        select(AcctInvoice),
-        None if customer_id is None else AcctInvoice.customer_id == customer_id,
-        None if status is None else AcctInvoice.status == status,
-    )
-    if overdue_only:
-        query = query.where(AcctInvoice.status.in_(OPEN), AcctInvoice.due_date < _today(ctx), AcctInvoice.balance > 0)
-    return paged(ctx, query.order_by(AcctInvoice.id.desc()), page, per_page)
+    today = _today(ctx) if overdue_only else None
+    return ctx.rows.page(INVOICES, page, per_page, customer_id=customer_id, status=status, today=today)
 
 
 @tool(SERVICE, "GET", "/accounting/invoices/{invoice_id}")
@@ -185,26 +200,31 @@ def acct_create_invoice(
     memo: Annotated[Text | None, Field(description="A note printed on the invoice, e.g. the PO number")] = None,
 ) -> Any:
     """Create a draft invoice for a customer with its lines; line amounts, total and balance are computed."""
-    customer = ctx.get(AcctCustomer, customer_id, "customer")
+    customer = ctx.rows.need(AcctCustomer, customer_id, "customer")
     issued = _date(issue_date, "issue_date") if issue_date else _date(_today(ctx), "today")
-    due = _date(due_date, "due_date") if due_date else issued + timedelta(days=customer.payment_terms_days)
+    due = _date(due_date, "due_date") if due_date else issued + timedelta(days=customer["payment_terms_days"])
     if due < issued:
         raise InvalidArgument("due_date is before issue_date", error="invalid_dates")
-    invoice = AcctInvoice(
-        id=ctx.next_id(AcctInvoice),
-        customer_id=customer.id,
-        issue_date=issued.isoformat(),
-        due_date=due.isoformat(),
-        status="draft",
-        total=0.0,
-        balance=0.0,
-        memo=memo,
-        created_at=ctx.timestamp,
-    )
-    ctx.session.add(invoice)
-    for line in lines:
-        _add_line(ctx, invoice, line)
-    ctx.session.flush()
+    invoice = {
+        "id": ctx.rows.next_id(AcctInvoice),
+        "customer_id": customer["id"],
+        "issue_date": issued.isoformat(),
+        "due_date": due.isoformat(),
+        "status": "draft",
+        "total": 0.0,
+        "balance": 0.0,
+        "memo": memo,
+        "sent_at": None,
+        "void_reason": None,
+        "created_at": ctx.timestamp,
+    }
+    rows = [_line(ctx, invoice["id"], line) for line in lines]
+    for row in rows:
+        invoice["total"] = round(invoice["total"] + row["amount"], 2)
+    invoice["balance"] = invoice["total"]
+    ctx.rows.insert(AcctInvoice, invoice)
+    for row in rows:
+        ctx.rows.insert(AcctInvoiceLine, row)
     return _view(ctx, invoice)
 
 
@@ -218,8 +238,12 @@ def acct_add_invoice_line(
 ) -> Any:
     """Add a line to a draft invoice (409 once sent); the invoice total and balance follow."""
     invoice = _draft(ctx, invoice_id)
-    _add_line(ctx, invoice, InvoiceLineInput(description=description, quantity=quantity, unit_price=unit_price))
-    ctx.session.flush()
+    line = _line(
+        ctx, invoice["id"], InvoiceLineInput(description=description, quantity=quantity, unit_price=unit_price)
+    )
+    ctx.rows.insert(AcctInvoiceLine, line)
+    total = round(invoice["total"] + line["amount"], 2)
+    ctx.rows.change(AcctInvoice, invoice, {"total": total, "balance": total})
     return _view(ctx, invoice)
 
 
@@ -227,10 +251,9 @@ def acct_add_invoice_line(
 def acct_send_invoice(ctx: ToolContext, invoice_id: InvoiceId) -> Any:
     """Send (issue) a draft invoice to the customer: draft -> sent. An invoice totalling 0 is refused."""
     invoice = _draft(ctx, invoice_id)
-    if invoice.total <= 0:
+    if invoice["total"] <= 0:
         raise Conflict(f"invoice {invoice_id} totals 0; add lines before sending", error="empty_invoice")
-    invoice.status = "sent"
-    invoice.sent_at = ctx.timestamp
+    ctx.rows.change(AcctInvoice, invoice, {"status": "sent", "sent_at": ctx.timestamp})
     return _view(ctx, invoice)
 
 
@@ -246,31 +269,30 @@ def acct_record_payment(
     """Record a customer's payment against a sent, partially paid or overdue invoice: the balance goes
     down and the status becomes partially_paid or paid. Paying more than the balance is refused (409)."""
     invoice = _invoice(ctx, invoice_id)
-    if invoice.status not in OPEN:
-        raise Conflict(f"invoice {invoice_id} is {invoice.status} and takes no payment", error="not_payable")
+    if invoice["status"] not in OPEN:
+        raise Conflict(f"invoice {invoice_id} is {invoice['status']} and takes no payment", error="not_payable")
     amount = round(amount, 2)
     if amount <= 0:
         raise InvalidArgument("amount rounds to 0.00; give at least 0.01", error="invalid_amount")
-    if amount > round(invoice.balance, 2):
+    if amount > round(invoice["balance"], 2):
         raise Conflict(
-            f"payment {amount:.2f} exceeds the balance {invoice.balance:.2f} of {invoice_id}", error="overpayment"
+            f"payment {amount:.2f} exceeds the balance {invoice['balance']:.2f} of {invoice_id}", error="overpayment"
         )
     received = _date(paid_on, "paid_on").isoformat() if paid_on else _today(ctx)
     if received > _today(ctx):
         raise InvalidArgument("paid_on is in the future", error="invalid_date")
-    payment = AcctPayment(
-        id=ctx.next_id(AcctPayment),
-        invoice_id=invoice.id,
-        amount=amount,
-        paid_on=received,
-        method=method,
-        reference=reference,
-        recorded_by=me(ctx),
-    )
-    ctx.session.add(payment)
-    invoice.balance = round(invoice.balance - amount, 2)
-    invoice.status = "paid" if invoice.balance == 0 else "partially_paid"
-    ctx.session.flush()
+    payment = {
+        "id": ctx.rows.next_id(AcctPayment),
+        "invoice_id": invoice["id"],
+        "amount": amount,
+        "paid_on": received,
+        "method": method,
+        "reference": reference,
+        "recorded_by": me(ctx),
+    }
+    ctx.rows.insert(AcctPayment, payment)
+    balance = round(invoice["balance"] - amount, 2)
+    ctx.rows.change(AcctInvoice, invoice, {"balance": balance, "status": "paid" if balance == 0 else "partially_paid"})
     return _view(ctx, invoice)
 
 
@@ -282,14 +304,12 @@ def acct_void_invoice(
 ) -> Any:
     """Void (cancel) an invoice issued in error; one with any payment recorded, or already void, is refused (409)."""
     invoice = _invoice(ctx, invoice_id)
-    if invoice.status == "void":
+    if invoice["status"] == "void":
         raise Conflict(f"invoice {invoice_id} is already void", error="already_void")
-    paid = ctx.session.scalar(select(func.count()).where(AcctPayment.invoice_id == invoice_id))
-    if invoice.status in ("paid", "partially_paid") or paid:
+    paid = ctx.rows.count(AcctPayment, invoice_id=invoice_id)
+    if invoice["status"] in ("paid", "partially_paid") or paid:
         raise Conflict(f"invoice {invoice_id} has payments recorded and cannot be voided", error="has_payments")
-    invoice.status = "void"
-    invoice.balance = 0.0
-    invoice.void_reason = reason
+    ctx.rows.change(AcctInvoice, invoice, {"status": "void", "balance": 0.0, "void_reason": reason})
     return _view(ctx, invoice)
 
 
@@ -303,12 +323,4 @@ def acct_list_payments(
     per_page: PerPage = 20,
 ) -> Any:
     """List payments received (newest first), by invoice, customer or method."""
-    query = where_given(
-        select(AcctPayment),
-        None if invoice_id is None else AcctPayment.invoice_id == invoice_id,
-        None if method is None else AcctPayment.method == method,
-        None
-        if customer_id is None
-        else AcctPayment.invoice_id.in_(select(AcctInvoice.id).where(AcctInvoice.customer_id == customer_id)),
-    )
-    return paged(ctx, query.order_by(AcctPayment.paid_on.desc(), AcctPayment.id.desc()), page, per_page)
+    return ctx.rows.page(PAYMENTS, page, per_page, invoice_id=invoice_id, customer_id=customer_id, method=method)

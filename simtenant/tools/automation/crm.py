@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, literal, or_, select
 
 from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.automation.crm import (
@@ -17,9 +17,10 @@ from ...schema.automation.crm import (
     CrmDeal,
     CrmNote,
 )
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
+from ..engine.rows import Filtered, Row, Statement, contains
+from .common import Email, Page, PerPage, me, update_given
 
 SERVICE = "automation.crm"
 
@@ -34,24 +35,69 @@ Domain = Annotated[
     str, Field(pattern=r"^[a-z0-9-]+(\.[a-z0-9-]+)+$", description="The company's web/email domain, e.g. acme.example")
 ]
 
+_COMPANIES, _CONTACTS = CrmCompany.__table__, CrmContact.__table__
+_DEALS, _NOTES = CrmDeal.__table__, CrmNote.__table__
+COMPANIES = Filtered(
+    select(_COMPANIES),
+    (_COMPANIES.c.name, _COMPANIES.c.id),
+    query=or_(contains(_COMPANIES.c.name, "query"), contains(_COMPANIES.c.domain, "query")),
+    lifecycle=_COMPANIES.c.lifecycle == bindparam("lifecycle"),
+    industry=contains(_COMPANIES.c.industry, "industry"),
+    owner_email=_COMPANIES.c.owner_email == bindparam("owner_email"),
+)
+CONTACTS = Filtered(
+    select(_CONTACTS),
+    (_CONTACTS.c.name, _CONTACTS.c.id),
+    query=or_(
+        contains(_CONTACTS.c.name, "query"), contains(_CONTACTS.c.email, "query"), contains(_CONTACTS.c.title, "query")
+    ),
+    company_id=_CONTACTS.c.company_id == bindparam("company_id"),
+)
+# another contact with an email (emails are unique)
+EMAIL_TAKEN = Statement.of(
+    select(_CONTACTS.c.id)
+    .where(_CONTACTS.c.email == bindparam("email"), _CONTACTS.c.id != bindparam("id"))
+    .order_by(_CONTACTS.c.id)
+)
+DEALS = Filtered(
+    select(_DEALS),
+    (_DEALS.c.close_date, _DEALS.c.id),
+    query=contains(_DEALS.c.name, "query"),
+    company_id=_DEALS.c.company_id == bindparam("company_id"),
+    stage=_DEALS.c.stage == bindparam("stage"),
+    owner_email=_DEALS.c.owner_email == bindparam("owner_email"),
+    open_only=_DEALS.c.stage.not_in([literal(stage) for stage in CLOSED_STAGES]),
+)
+NOTES = Filtered(
+    select(_NOTES),
+    (_NOTES.c.created_at.desc(), _NOTES.c.id.desc()),
+    company_id=_NOTES.c.company_id == bindparam("company_id"),
+    contact_id=_NOTES.c.contact_id == bindparam("contact_id"),
+    deal_id=_NOTES.c.deal_id == bindparam("deal_id"),
+)
 
-def _company(ctx: ToolContext, company_id: str) -> CrmCompany:
-    return ctx.get(CrmCompany, company_id, "company")
+
+def _lower(email: str | None) -> str | None:
+    return None if email is None else email.lower()
 
 
-def _contact_of(ctx: ToolContext, contact_id: str, company_id: str) -> CrmContact:
-    contact = ctx.get(CrmContact, contact_id, "contact")
-    if contact.company_id != company_id:
+def _company(ctx: ToolContext, company_id: str) -> Row:
+    return ctx.rows.need(CrmCompany, company_id, "company")
+
+
+def _contact_of(ctx: ToolContext, contact_id: str, company_id: str) -> Row:
+    contact = ctx.rows.need(CrmContact, contact_id, "contact")
+    if contact["company_id"] != company_id:
         raise InvalidArgument(
-            f"contact {contact_id} works at {contact.company_id}, not {company_id}", error="contact_not_at_company"
+            f"contact {contact_id} works at {contact['company_id']}, not {company_id}", error="contact_not_at_company"
         )
     return contact
 
 
-def _open_deal(ctx: ToolContext, deal_id: str) -> CrmDeal:
-    deal = ctx.get(CrmDeal, deal_id, "deal")
-    if deal.stage in CLOSED_STAGES:
-        raise Conflict(f"deal {deal.id} is {deal.stage}: a closed deal can no longer change", error="deal_closed")
+def _open_deal(ctx: ToolContext, deal_id: str) -> Row:
+    deal = ctx.rows.need(CrmDeal, deal_id, "deal")
+    if deal["stage"] in CLOSED_STAGES:
+        raise Conflict(f"deal {deal['id']} is {deal['stage']}: a closed deal can no longer change", error="deal_closed")
     return deal
 
 
@@ -69,26 +115,26 @@ def crm_search_companies(
     per_page: PerPage = 20,
 ) -> dict[str, Any]:
     """List or search CRM companies (customer accounts and prospects) by name, domain, lifecycle, industry or owner."""
-    text = None if query is None else or_(containing(CrmCompany.name, query), containing(CrmCompany.domain, query))
-    statement = where_given(
-        select(CrmCompany),
-        text,
-        None if lifecycle is None else CrmCompany.lifecycle == lifecycle,
-        containing(CrmCompany.industry, industry),
-        None if owner_email is None else CrmCompany.owner_email == owner_email.lower(),
+    return ctx.rows.page(
+        COMPANIES,
+        page,
+        per_page,
+        query=query,
+        lifecycle=lifecycle,
+        industry=industry,
+        owner_email=_lower(owner_email),
     )
-    return paged(ctx, statement.order_by(CrmCompany.name, CrmCompany.id), page, per_page)
 
 
 @tool(SERVICE, "GET", "/crm/companies/{company_id}")
 def crm_get_company(ctx: ToolContext, company_id: CompanyId) -> dict[str, Any]:
     """Get one CRM company with its contacts and deals."""
     company = _company(ctx, company_id)
-    contacts = ctx.session.scalars(
-        select(CrmContact).where(CrmContact.company_id == company.id).order_by(CrmContact.id)
-    )
-    deals = ctx.session.scalars(select(CrmDeal).where(CrmDeal.company_id == company.id).order_by(CrmDeal.id))
-    return {**row_dict(company), "contacts": [row_dict(c) for c in contacts], "deals": [row_dict(d) for d in deals]}
+    return {
+        **company,
+        "contacts": ctx.rows.find(CrmContact, ("id",), company_id=company["id"]),
+        "deals": ctx.rows.find(CrmDeal, ("id",), company_id=company["id"]),
+    }
 
 
 @tool(SERVICE, "POST", "/crm/companies")
@@ -101,19 +147,19 @@ def crm_create_company(
     lifecycle: Annotated[Lifecycle, Field(description="prospect (default), customer or churned")] = "prospect",
 ) -> dict[str, Any]:
     """Create a CRM company (account); its domain must be new."""
-    if ctx.session.scalar(select(CrmCompany).where(CrmCompany.domain == domain)) is not None:
+    if ctx.rows.count(CrmCompany, domain=domain):
         raise Conflict(f"a company with domain {domain} already exists", error="duplicate_domain")
-    company = CrmCompany(
-        id=ctx.next_id(CrmCompany),
-        name=name,
-        domain=domain,
-        industry=industry,
-        owner_email=(owner_email or me(ctx)).lower(),
-        lifecycle=lifecycle,
-        created_at=ctx.timestamp,
-    )
-    ctx.session.add(company)
-    return row_dict(company)
+    company = {
+        "id": ctx.rows.next_id(CrmCompany),
+        "name": name,
+        "domain": domain,
+        "industry": industry,
+        "owner_email": (owner_email or me(ctx)).lower(),
+        "lifecycle": lifecycle,
+        "created_at": ctx.timestamp,
+    }
+    ctx.rows.insert(CrmCompany, company)
+    return company
 
 
 @tool(SERVICE, "PATCH", "/crm/companies/{company_id}")
@@ -127,14 +173,10 @@ def crm_update_company(
 ) -> dict[str, Any]:
     """Update a CRM company's name, industry, account owner or lifecycle stage."""
     company = _company(ctx, company_id)
-    apply_updates(
-        company,
-        name=name,
-        industry=industry,
-        owner_email=None if owner_email is None else owner_email.lower(),
-        lifecycle=lifecycle,
+    update_given(
+        ctx, CrmCompany, company, name=name, industry=industry, owner_email=_lower(owner_email), lifecycle=lifecycle
     )
-    return row_dict(company)
+    return company
 
 
 # --- contacts ------------------------------------------------------------------------------------
@@ -149,22 +191,14 @@ def crm_search_contacts(
     per_page: PerPage = 20,
 ) -> dict[str, Any]:
     """List or search CRM contacts (people at customer and prospect companies) by name, email, title or company."""
-    text = None
-    if query is not None:
-        text = or_(
-            containing(CrmContact.name, query), containing(CrmContact.email, query), containing(CrmContact.title, query)
-        )
-    statement = where_given(
-        select(CrmContact), text, None if company_id is None else CrmContact.company_id == company_id
-    )
-    return paged(ctx, statement.order_by(CrmContact.name, CrmContact.id), page, per_page)
+    return ctx.rows.page(CONTACTS, page, per_page, query=query, company_id=company_id)
 
 
 @tool(SERVICE, "GET", "/crm/contacts/{contact_id}")
 def crm_get_contact(ctx: ToolContext, contact_id: ContactId) -> dict[str, Any]:
     """Get one CRM contact, with the name of their company."""
-    contact = ctx.get(CrmContact, contact_id, "contact")
-    return {**row_dict(contact), "company_name": _company(ctx, contact.company_id).name}
+    contact = ctx.rows.need(CrmContact, contact_id, "contact")
+    return {**contact, "company_name": _company(ctx, contact["company_id"])["name"]}
 
 
 @tool(SERVICE, "POST", "/crm/contacts")
@@ -179,19 +213,19 @@ def crm_create_contact(
     """Create a contact (a person) at a CRM company; the email must be new."""
     company = _company(ctx, company_id)
     email = email.lower()
-    if ctx.session.scalar(select(CrmContact).where(CrmContact.email == email)) is not None:
+    if ctx.rows.count(CrmContact, email=email):
         raise Conflict(f"a contact with email {email} already exists", error="duplicate_email")
-    contact = CrmContact(
-        id=ctx.next_id(CrmContact),
-        company_id=company.id,
-        name=name,
-        email=email,
-        title=title,
-        phone=phone,
-        created_at=ctx.timestamp,
-    )
-    ctx.session.add(contact)
-    return row_dict(contact)
+    contact = {
+        "id": ctx.rows.next_id(CrmContact),
+        "company_id": company["id"],
+        "name": name,
+        "email": email,
+        "title": title,
+        "phone": phone,
+        "created_at": ctx.timestamp,
+    }
+    ctx.rows.insert(CrmContact, contact)
+    return contact
 
 
 @tool(SERVICE, "PATCH", "/crm/contacts/{contact_id}")
@@ -204,14 +238,14 @@ def crm_update_contact(
     phone: Annotated[Text | None, Field(description="New phone number")] = None,
 ) -> dict[str, Any]:
     """Update a CRM contact's name, email, job title or phone."""
-    contact = ctx.get(CrmContact, contact_id, "contact")
+    contact = ctx.rows.need(CrmContact, contact_id, "contact")
     if email is not None:
         email = email.lower()
-        other = ctx.session.scalar(select(CrmContact).where(CrmContact.email == email, CrmContact.id != contact.id))
+        other = ctx.rows.value(EMAIL_TAKEN, email=email, id=contact["id"])
         if other is not None:
-            raise Conflict(f"contact {other.id} already has email {email}", error="duplicate_email")
-    apply_updates(contact, name=name, email=email, title=title, phone=phone)
-    return row_dict(contact)
+            raise Conflict(f"contact {other} already has email {email}", error="duplicate_email")
+    update_given(ctx, CrmContact, contact, name=name, email=email, title=title, phone=phone)
+    return contact
 
 
 # --- deals ---------------------------------------------------------------------------------------
@@ -229,28 +263,26 @@ def crm_search_deals(
     per_page: PerPage = 20,
 ) -> dict[str, Any]:
     """List or search deals (sales opportunities) in the pipeline by name, company, stage or owner."""
-    statement = where_given(
-        select(CrmDeal),
-        containing(CrmDeal.name, query),
-        None if company_id is None else CrmDeal.company_id == company_id,
-        None if stage is None else CrmDeal.stage == stage,
-        None if owner_email is None else CrmDeal.owner_email == owner_email.lower(),
-        CrmDeal.stage.not_in(CLOSED_STAGES) if open_only else None,
+    return ctx.rows.page(
+        DEALS,
+        page,
+        per_page,
+        query=query,
+        company_id=company_id,
+        stage=stage,
+        owner_email=_lower(owner_email),
+        open_only=open_only or None,
     )
-    return paged(ctx, statement.order_by(CrmDeal.close_date, CrmDeal.id), page, per_page)
 
 
 @tool(SERVICE, "GET", "/crm/deals/{deal_id}")
 def crm_get_deal(ctx: ToolContext, deal_id: DealId) -> dict[str, Any]:
     """Get one deal, with its company's name and its notes."""
-    deal = ctx.get(CrmDeal, deal_id, "deal")
-    notes = ctx.session.scalars(
-        select(CrmNote).where(CrmNote.deal_id == deal.id).order_by(CrmNote.created_at, CrmNote.id)
-    )
+    deal = ctx.rows.need(CrmDeal, deal_id, "deal")
     return {
-        **row_dict(deal),
-        "company_name": _company(ctx, deal.company_id).name,
-        "notes": [row_dict(n) for n in notes],
+        **deal,
+        "company_name": _company(ctx, deal["company_id"])["name"],
+        "notes": ctx.rows.find(CrmNote, ("created_at", "id"), deal_id=deal["id"]),
     }
 
 
@@ -274,21 +306,21 @@ def crm_create_deal(
             "a new deal starts at an open stage; close it with crm_move_deal_stage", error="bad_stage"
         )
     if contact_id is not None:
-        _contact_of(ctx, contact_id, company.id)
-    deal = CrmDeal(
-        id=ctx.next_id(CrmDeal),
-        company_id=company.id,
-        contact_id=contact_id,
-        name=name,
-        amount=round(amount, 2),
-        stage=stage,
-        owner_email=(owner_email or me(ctx)).lower(),
-        close_date=close_date,
-        created_at=ctx.timestamp,
-        updated_at=ctx.timestamp,
-    )
-    ctx.session.add(deal)
-    return row_dict(deal)
+        _contact_of(ctx, contact_id, company["id"])
+    deal = {
+        "id": ctx.rows.next_id(CrmDeal),
+        "company_id": company["id"],
+        "contact_id": contact_id,
+        "name": name,
+        "amount": round(amount, 2),
+        "stage": stage,
+        "owner_email": (owner_email or me(ctx)).lower(),
+        "close_date": close_date,
+        "created_at": ctx.timestamp,
+        "updated_at": ctx.timestamp,
+    }
+    ctx.rows.insert(CrmDeal, deal)
+    return deal
 
 
 @tool(SERVICE, "PATCH", "/crm/deals/{deal_id}")
@@ -304,18 +336,20 @@ def crm_update_deal(
     """Update an open deal's name, amount, expected close date, owner or contact (stage: crm_move_deal_stage)."""
     deal = _open_deal(ctx, deal_id)
     if contact_id is not None:
-        _contact_of(ctx, contact_id, deal.company_id)
-    changed = apply_updates(
+        _contact_of(ctx, contact_id, deal["company_id"])
+    changed = update_given(
+        ctx,
+        CrmDeal,
         deal,
         name=name,
         amount=None if amount is None else round(amount, 2),
         close_date=close_date,
-        owner_email=None if owner_email is None else owner_email.lower(),
+        owner_email=_lower(owner_email),
         contact_id=contact_id,
     )
     if changed:
-        deal.updated_at = ctx.timestamp
-    return row_dict(deal)
+        ctx.rows.change(CrmDeal, deal, {"updated_at": ctx.timestamp})
+    return deal
 
 
 @tool(SERVICE, "POST", "/crm/deals/{deal_id}/stage")
@@ -332,34 +366,33 @@ def crm_move_deal_stage(
 
     Closing a deal sets its close date to today; winning one makes a prospect company a customer."""
     deal = _open_deal(ctx, deal_id)
-    if deal.stage == stage:
-        raise Conflict(f"deal {deal.id} is already at {stage}", error="same_stage")
-    deal.stage = stage
-    deal.updated_at = ctx.timestamp
+    if deal["stage"] == stage:
+        raise Conflict(f"deal {deal['id']} is already at {stage}", error="same_stage")
+    moved = {"stage": stage, "updated_at": ctx.timestamp}
     if stage in CLOSED_STAGES:
-        deal.close_date = ctx.timestamp[:10]
+        moved["close_date"] = ctx.timestamp[:10]
+    ctx.rows.change(CrmDeal, deal, moved)
     if stage == "closed_won":
-        company = _company(ctx, deal.company_id)
-        if company.lifecycle != "customer":
-            company.lifecycle = "customer"
+        ctx.rows.change(CrmCompany, _company(ctx, deal["company_id"]), {"lifecycle": "customer"})
     if note is not None:
-        ctx.session.add(_note(ctx, deal.company_id, None, deal.id, note))
-    return row_dict(deal)
+        ctx.rows.insert(CrmNote, _note(ctx, deal["company_id"], None, deal["id"], note))
+    return deal
 
 
 # --- notes ---------------------------------------------------------------------------------------
 
 
-def _note(ctx: ToolContext, company_id: str, contact_id: str | None, deal_id: str | None, body: str) -> CrmNote:
-    return CrmNote(
-        id=ctx.next_id(CrmNote),
-        company_id=company_id,
-        contact_id=contact_id,
-        deal_id=deal_id,
-        author_email=me(ctx),
-        body=body,
-        created_at=ctx.timestamp,
-    )
+def _note(ctx: ToolContext, company_id: str, contact_id: str | None, deal_id: str | None, body: str) -> Row:
+    """A new note by the acting employee (its id taken, not yet written)."""
+    return {
+        "id": ctx.rows.next_id(CrmNote),
+        "company_id": company_id,
+        "contact_id": contact_id,
+        "deal_id": deal_id,
+        "author_email": me(ctx),
+        "body": body,
+        "created_at": ctx.timestamp,
+    }
 
 
 @tool(SERVICE, "POST", "/crm/notes")
@@ -375,16 +408,16 @@ def crm_add_note(
         raise InvalidArgument("give a company_id, contact_id or deal_id", error="missing_field")
     companies = set()
     if company_id is not None:
-        companies.add(_company(ctx, company_id).id)
+        companies.add(_company(ctx, company_id)["id"])
     if contact_id is not None:
-        companies.add(ctx.get(CrmContact, contact_id, "contact").company_id)
+        companies.add(ctx.rows.need(CrmContact, contact_id, "contact")["company_id"])
     if deal_id is not None:
-        companies.add(ctx.get(CrmDeal, deal_id, "deal").company_id)
+        companies.add(ctx.rows.need(CrmDeal, deal_id, "deal")["company_id"])
     if len(companies) > 1:
         raise InvalidArgument("the company, contact and deal given belong to different companies", error="mismatch")
     note = _note(ctx, companies.pop(), contact_id, deal_id, body)
-    ctx.session.add(note)
-    return row_dict(note)
+    ctx.rows.insert(CrmNote, note)
+    return note
 
 
 @tool(SERVICE, "GET", "/crm/notes")
@@ -400,12 +433,6 @@ def crm_list_notes(
 ) -> dict[str, Any]:
     """List CRM activity notes, newest first, of a company, contact or deal."""
     for model, key in ((CrmCompany, company_id), (CrmContact, contact_id), (CrmDeal, deal_id)):
-        if key is not None and ctx.session.get(model, key) is None:
+        if key is not None and ctx.rows.get(model, key) is None:
             raise NotFound(f"{model.__tablename__[4:-1]} {key!r} not found")
-    statement = where_given(
-        select(CrmNote),
-        None if company_id is None else CrmNote.company_id == company_id,
-        None if contact_id is None else CrmNote.contact_id == contact_id,
-        None if deal_id is None else CrmNote.deal_id == deal_id,
-    )
-    return paged(ctx, statement.order_by(CrmNote.created_at.desc(), CrmNote.id.desc()), page, per_page)
+    return ctx.rows.page(NOTES, page, per_page, company_id=company_id, contact_id=contact_id, deal_id=deal_id)

@@ -7,13 +7,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import desc, or_, select
+from sqlalchemy import bindparam, or_, select
 
 from ...errors import Conflict, InvalidArgument
 from ...schema.automation.helpdesk import TICKET_PRIORITIES, TICKET_STATUSES, HdComment, HdTicket
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common import Email, Page, PerPage, apply_updates, containing, me, where_given
+from ..engine.rows import Filtered, Row, contains
+from .common import Email, Page, PerPage, me, update_given
 
 SERVICE = "automation.helpdesk"
 COMPANY_DOMAIN = "@lumenpine.example"
@@ -23,6 +24,19 @@ TicketId = Annotated[str, Field(description="The ticket id, e.g. HD-1012")]
 Status = Literal[TICKET_STATUSES]  # type: ignore[valid-type]
 Priority = Literal[TICKET_PRIORITIES]  # type: ignore[valid-type]
 Tag = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[\w-]+$", description="A tag, e.g. damaged")]
+
+_TICKETS = HdTicket.__table__
+TICKETS = Filtered(
+    select(_TICKETS),
+    (_TICKETS.c.created_at.desc(), _TICKETS.c.id.desc()),
+    status=_TICKETS.c.status == bindparam("status"),
+    requester_email=_TICKETS.c.requester_email == bindparam("requester_email"),
+    assignee=_TICKETS.c.assignee == bindparam("assignee"),
+    priority=_TICKETS.c.priority == bindparam("priority"),
+    tag=contains("," + _TICKETS.c.tags + ",", "tag"),  # bound as ",tag,"
+    query=or_(contains(_TICKETS.c.subject, "query"), contains(_TICKETS.c.description, "query")),
+    unassigned=_TICKETS.c.assignee.is_(None),
+)
 
 
 def _tags(tags: list[str]) -> str:
@@ -38,34 +52,28 @@ def _agent(email: str | None) -> str | None:
     return None if email is None else email.lower()
 
 
-def _open_ticket(ctx: ToolContext, ticket_id: str) -> HdTicket:
-    ticket = ctx.get(HdTicket, ticket_id, "ticket")
-    if ticket.status in FINAL:
-        raise Conflict(f"ticket {ticket.id} is closed and can no longer change", error="ticket_closed")
+def _open_ticket(ctx: ToolContext, ticket_id: str) -> Row:
+    ticket = ctx.rows.need(HdTicket, ticket_id, "ticket")
+    if ticket["status"] in FINAL:
+        raise Conflict(f"ticket {ticket['id']} is closed and can no longer change", error="ticket_closed")
     return ticket
 
 
-def _comments(ctx: ToolContext, ticket_id: str) -> list[dict[str, Any]]:
-    query = select(HdComment).where(HdComment.ticket_id == ticket_id).order_by(HdComment.created_at, HdComment.id)
-    return [row_dict(c) for c in ctx.session.scalars(query)]
+def _ticket(ctx: ToolContext, ticket: Row) -> dict[str, Any]:
+    return {**ticket, "comments": ctx.rows.find(HdComment, ("created_at", "id"), ticket_id=ticket["id"])}
 
 
-def _ticket(ctx: ToolContext, ticket: HdTicket) -> dict[str, Any]:
-    return {**row_dict(ticket), "comments": _comments(ctx, ticket.id)}
-
-
-def _comment(ctx: ToolContext, ticket: HdTicket, body: str, public: bool) -> HdComment:
-    comment = HdComment(
-        id=ctx.next_id(HdComment),
-        ticket_id=ticket.id,
-        author=me(ctx),
-        body=body,
-        public=public,
-        created_at=ctx.timestamp,
-    )
-    ctx.session.add(comment)
-    ctx.session.flush()
-    ticket.updated_at = ctx.timestamp
+def _comment(ctx: ToolContext, ticket_id: str, body: str, public: bool) -> Row:
+    """Write a comment by the acting employee (the caller sets the ticket's ``updated_at``)."""
+    comment = {
+        "id": ctx.rows.next_id(HdComment),
+        "ticket_id": ticket_id,
+        "author": me(ctx),
+        "body": body,
+        "public": public,
+        "created_at": ctx.timestamp,
+    }
+    ctx.rows.insert(HdComment, comment)
     return comment
 
 
@@ -83,23 +91,24 @@ def hd_list_tickets(
     per_page: PerPage = 50,
 ) -> Any:
     """Search support tickets by status, requester, assignee, priority, tag or text, newest first."""
-    selected = where_given(
-        select(HdTicket),
-        HdTicket.status == status if status else None,
-        HdTicket.requester_email == requester_email.lower() if requester_email else None,
-        HdTicket.assignee == assignee.lower() if assignee else None,
-        HdTicket.priority == priority if priority else None,
-        ("," + HdTicket.tags + ",").contains(f",{tag.lower()},", autoescape=True) if tag else None,
-        or_(containing(HdTicket.subject, query), containing(HdTicket.description, query)) if query else None,
-        HdTicket.assignee.is_(None) if unassigned else None,
+    return ctx.rows.page(
+        TICKETS,
+        page,
+        per_page,
+        status=status or None,
+        requester_email=requester_email.lower() if requester_email else None,
+        assignee=assignee.lower() if assignee else None,
+        priority=priority or None,
+        tag=f",{tag.lower()}," if tag else None,
+        query=query or None,
+        unassigned=unassigned or None,
     )
-    return paged(ctx, selected.order_by(desc(HdTicket.created_at), desc(HdTicket.id)), page, per_page)
 
 
 @tool(SERVICE, "GET", "/helpdesk/tickets/{ticket_id}")
 def hd_get_ticket(ctx: ToolContext, ticket_id: TicketId) -> Any:
     """Get a support ticket with its whole conversation (public replies and internal notes)."""
-    return _ticket(ctx, ctx.get(HdTicket, ticket_id, "ticket"))
+    return _ticket(ctx, ctx.rows.need(HdTicket, ticket_id, "ticket"))
 
 
 @tool(SERVICE, "POST", "/helpdesk/tickets")
@@ -114,23 +123,22 @@ def hd_create_ticket(
     tags: Annotated[list[Tag] | None, Field(max_length=20, description='Tags, e.g. ["damaged", "order"]')] = None,
 ) -> Any:
     """Open a new support ticket for a customer; it is new, or open when assigned at once."""
-    ticket = HdTicket(
-        id=ctx.next_id(HdTicket),
-        requester_email=requester_email.lower(),
-        requester_name=requester_name,
-        subject=subject,
-        description=description,
-        status="open" if assignee else "new",
-        priority=priority,
-        assignee=_agent(assignee),
-        tags=_tags(tags or []),
-        merged_into=None,
-        created_at=ctx.timestamp,
-        updated_at=ctx.timestamp,
-        solved_at=None,
-    )
-    ctx.session.add(ticket)
-    ctx.session.flush()
+    ticket = {
+        "id": ctx.rows.next_id(HdTicket),
+        "requester_email": requester_email.lower(),
+        "requester_name": requester_name,
+        "subject": subject,
+        "description": description,
+        "status": "open" if assignee else "new",
+        "priority": priority,
+        "assignee": _agent(assignee),
+        "tags": _tags(tags or []),
+        "merged_into": None,
+        "created_at": ctx.timestamp,
+        "updated_at": ctx.timestamp,
+        "solved_at": None,
+    }
+    ctx.rows.insert(HdTicket, ticket)
     return _ticket(ctx, ticket)
 
 
@@ -148,17 +156,21 @@ def hd_update_ticket(
 ) -> Any:
     """Change a ticket's status, priority, assignee or tags (to solve it use hd_solve_ticket)."""
     ticket = _open_ticket(ctx, ticket_id)
-    if status == "closed" and ticket.status != "solved":
-        raise Conflict(f"ticket {ticket.id} is {ticket.status}; only a solved ticket can be closed", error="not_solved")
+    if status == "closed" and ticket["status"] != "solved":
+        raise Conflict(
+            f"ticket {ticket['id']} is {ticket['status']}; only a solved ticket can be closed", error="not_solved"
+        )
     updates: dict[str, Any] = {"status": status, "priority": priority, "assignee": _agent(assignee)}
     updates["tags"] = None if tags is None else _tags(tags)
-    if status in ("open", "pending") and ticket.status == "solved":
-        ticket.solved_at = None  # reopened
-    if assignee and ticket.status == "new" and status is None:
+    after: dict[str, Any] = {}
+    if status in ("open", "pending") and ticket["status"] == "solved":
+        after["solved_at"] = None  # reopened
+    if assignee and ticket["status"] == "new" and status is None:
         updates["status"] = "open"
-    changed = apply_updates(ticket, **updates)
+    changed = update_given(ctx, HdTicket, ticket, **updates)
     if changed:
-        ticket.updated_at = ctx.timestamp
+        after["updated_at"] = ctx.timestamp
+    ctx.rows.change(HdTicket, ticket, after)
     return {**_ticket(ctx, ticket), "changed": changed}
 
 
@@ -173,10 +185,12 @@ def hd_add_comment(
 ) -> Any:
     """Reply to the customer on a ticket (public) or add an internal note only agents see."""
     ticket = _open_ticket(ctx, ticket_id)
-    comment = _comment(ctx, ticket, body, public)
-    if public and ticket.status == "new":
-        ticket.status = "open"
-    return {**row_dict(comment), "ticket_status": ticket.status}
+    comment = _comment(ctx, ticket["id"], body, public)
+    updated = {"updated_at": ctx.timestamp}
+    if public and ticket["status"] == "new":
+        updated["status"] = "open"
+    ctx.rows.change(HdTicket, ticket, updated)
+    return {**comment, "ticket_status": ticket["status"]}
 
 
 @tool(SERVICE, "POST", "/helpdesk/tickets/{ticket_id}/solve")
@@ -189,22 +203,17 @@ def hd_solve_ticket(
 ) -> Any:
     """Mark a ticket solved, with a final public reply to the customer; it needs at least one public reply."""
     ticket = _open_ticket(ctx, ticket_id)
-    if ticket.status == "solved":
-        raise Conflict(f"ticket {ticket.id} is already solved", error="already_solved")
+    if ticket["status"] == "solved":
+        raise Conflict(f"ticket {ticket['id']} is already solved", error="already_solved")
     text = (comment or "").strip()
-    replied = ctx.session.scalars(
-        select(HdComment).where(HdComment.ticket_id == ticket.id, HdComment.public.is_(True))
-    ).first()
-    if not text and replied is None:
+    if not text and not ctx.rows.count(HdComment, ticket_id=ticket["id"], public=True):
         raise Conflict(
-            f"ticket {ticket.id} has no public reply yet: give a comment telling the customer the resolution",
+            f"ticket {ticket['id']} has no public reply yet: give a comment telling the customer the resolution",
             error="reply_required",
         )
     if text:
-        _comment(ctx, ticket, text, True)
-    ticket.status = "solved"
-    ticket.solved_at = ctx.timestamp
-    ticket.updated_at = ctx.timestamp
+        _comment(ctx, ticket["id"], text, True)
+    ctx.rows.change(HdTicket, ticket, {"status": "solved", "solved_at": ctx.timestamp, "updated_at": ctx.timestamp})
     return _ticket(ctx, ticket)
 
 
@@ -217,20 +226,21 @@ def hd_merge_ticket(
     """Merge a duplicate ticket into another one: the duplicate is closed and points to the kept ticket."""
     duplicate = _open_ticket(ctx, ticket_id)
     kept = _open_ticket(ctx, into_ticket_id)
-    if kept.id == duplicate.id:
+    if kept["id"] == duplicate["id"]:
         raise InvalidArgument("a ticket cannot be merged into itself", error="same_ticket")
-    if kept.status == "solved":
-        raise Conflict(f"ticket {kept.id} is solved; merge into an unsolved ticket", error="target_solved")
-    _comment(ctx, duplicate, f"Merged into {kept.id}: {kept.subject}", False)
+    if kept["status"] == "solved":
+        raise Conflict(f"ticket {kept['id']} is solved; merge into an unsolved ticket", error="target_solved")
+    _comment(ctx, duplicate["id"], f"Merged into {kept['id']}: {kept['subject']}", False)
     _comment(
         ctx,
-        kept,
-        f"{duplicate.id} ({duplicate.subject}) was merged into this ticket.\n\n{duplicate.description}",
+        kept["id"],
+        f"{duplicate['id']} ({duplicate['subject']}) was merged into this ticket.\n\n{duplicate['description']}",
         False,
     )
-    duplicate.status = "closed"
-    duplicate.merged_into = kept.id
-    return {"merged": row_dict(duplicate), "into": _ticket(ctx, kept)}
+    closed = {"updated_at": ctx.timestamp, "status": "closed", "merged_into": kept["id"]}
+    ctx.rows.change(HdTicket, duplicate, closed)
+    ctx.rows.change(HdTicket, kept, {"updated_at": ctx.timestamp})
+    return {"merged": duplicate, "into": _ticket(ctx, kept)}
 
 
 @tool(SERVICE, "POST", "/helpdesk/tickets/{ticket_id}/assign")
@@ -241,11 +251,11 @@ def hd_assign_ticket(
 ) -> Any:
     """Assign a ticket to a support agent; a new ticket becomes open."""
     ticket = _open_ticket(ctx, ticket_id)
-    ticket.assignee = _agent(assignee)
-    if ticket.status == "new":
-        ticket.status = "open"
-    ticket.updated_at = ctx.timestamp
-    return row_dict(ticket)
+    assigned = {"assignee": _agent(assignee), "updated_at": ctx.timestamp}
+    if ticket["status"] == "new":
+        assigned["status"] = "open"
+    ctx.rows.change(HdTicket, ticket, assigned)
+    return ticket
 
 
 @tool(SERVICE, "POST", "/helpdesk/tickets/{ticket_id}/tags")
@@ -259,12 +269,11 @@ def hd_tag_ticket(
     ticket = _open_ticket(ctx, ticket_id)
     if not add and not remove:
         raise InvalidArgument("give tags to add or to remove", error="missing_field")
-    current = {t for t in ticket.tags.split(",") if t}
+    current = {t for t in ticket["tags"].split(",") if t}
     missing = sorted({t.lower() for t in remove or []} - current)
     if missing:
-        raise InvalidArgument(f"ticket {ticket.id} has no tag(s) {', '.join(missing)}", error="unknown_tag")
+        raise InvalidArgument(f"ticket {ticket['id']} has no tag(s) {', '.join(missing)}", error="unknown_tag")
     tags = _tags(sorted((current | {t.lower() for t in add or []}) - {t.lower() for t in remove or []}))
-    if tags != ticket.tags:
-        ticket.tags = tags
-        ticket.updated_at = ctx.timestamp
-    return row_dict(ticket)
+    if tags != ticket["tags"]:
+        ctx.rows.change(HdTicket, ticket, {"tags": tags, "updated_at": ctx.timestamp})
+    return ticket
