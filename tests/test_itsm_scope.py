@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event
 
 from simtenant.episode import Episode
 from simtenant.task import Task
 from simtenant.tools.engine.dispatch import Outcome
+from simtenant.tools.engine.rows import driver
 from simtenant.world import get_task, get_world
 
 WORLD = get_world("itsm")
@@ -606,11 +606,8 @@ def test_hidden_duplicates_do_not_say_whose_they_are(ep, world_rows):
 def test_the_acting_users_grants_are_read_once_per_run_of_reads(ep):
     """Once per write call (which may change them), once for a run of reads after it, again for another actor."""
     statements: list[str] = []
-
-    def seen(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        statements.append(statement)
-
-    event.listen(ep.connection, "before_cursor_execute", seen)
+    connection = driver(ep.session)
+    connection.set_trace_callback(statements.append)  # every statement run, the session's and Rows' alike
     for tool, args, reads_of_grants in [
         ("create_incident", WRITES["create_incident"], 1),
         ("get_incident_by_number", {"incident_number": "INC0009001"}, 1),
@@ -629,7 +626,7 @@ def test_the_acting_users_grants_are_read_once_per_run_of_reads(ep):
     statements.clear()
     call(ep, BETA_AGENT, "list_incidents", {"per_page": 50})
     assert sum("FROM user_roles" in s for s in statements) == 1  # another actor: their own grants
-    event.remove(ep.connection, "before_cursor_execute", seen)
+    connection.set_trace_callback(None)
 
 
 # --- one organization at a time: the org_id filter of lists and reports ------------------------------

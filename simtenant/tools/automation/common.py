@@ -1,12 +1,10 @@
-"""What every app of the automation world shares: the acting employee, page sizes, text matching and
-updates from optional fields."""
-
+"""What every app of the automation world shares: the acting employee, page sizes and updates from
+optional fields."""
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlalchemy import Select, func
 
 from ...errors import Forbidden, InvalidArgument
 from ..engine.dispatch import ToolContext
@@ -27,19 +25,6 @@ def me(ctx: ToolContext) -> str:
     return ctx.actor
 
 
-def containing(column: Any, text: str | None) -> Any:
-    """A case-insensitive "contains" filter, LIKE wildcards in ``text`` taken literally (None: no filter)."""
-    return None if text is None else func.lower(column).contains(text.lower(), autoescape=True)
-
-
-def where_given(query: Select, *conditions: Any) -> Select:
-    """``query`` with each condition that is not None."""
-    for condition in conditions:
-        if condition is not None:
-            query = query.where(condition)
-    return query
-
-
 def update_given(ctx: ToolContext, model: Any, row: Row, **updates: Any) -> list[str]:
     """Set the fields given (not None) on ``row`` (read through ``ctx.rows``) and in the database; the
     names of those that changed. At least one is needed."""
@@ -47,14 +32,3 @@ def update_given(ctx: ToolContext, model: Any, row: Row, **updates: Any) -> list
     if not given:
         raise InvalidArgument("give at least one field to change", error="missing_field")
     return ctx.rows.change(model, row, given)
-
-
-def apply_updates(row: Any, **updates: Any) -> list[str]:
-    """Set the fields given (not None) on ``row``; the names of those that changed. At least one is needed."""
-    given = {k: v for k, v in updates.items() if v is not None}
-    if not given:
-        raise InvalidArgument("give at least one field to change", error="missing_field")
-    changed = [k for k, v in given.items() if getattr(row, k) != v]
-    for key in changed:
-        setattr(row, key, given[key])
-    return changed
