@@ -1,5 +1,6 @@
 """What every app of the automation world shares: the acting employee, page sizes and updates from
 optional fields."""
+
 from __future__ import annotations
 
 from typing import Annotated, Any
