@@ -10,12 +10,7 @@ from pydantic import Field
 from ...schema.itsm.sla import IncidentSLA
 from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common import (
-    acting_user,
-    apply_updates,
-    audit,
-    require_role,
-)
+from .common import acting_user, audit, require_role
 from .incidents import (
     RESOLUTION_FIELDS,
     SERVICE,
@@ -87,14 +82,8 @@ def resolve_incident(
         if clock["state"] != "in_progress":
             continue
         updates = {"state": "completed", "completed_at": ctx.timestamp, "breached": ctx.timestamp > clock["breach_at"]}
-        audit(
-            ctx,
-            "resolve_incident",
-            "update",
-            IncidentSLA,
-            clock,
-            apply_updates(ctx, IncidentSLA, clock, updates, updates),
-        )
+        changed = ctx.rows.change(IncidentSLA, clock, updates)
+        audit(ctx, "resolve_incident", "update", IncidentSLA, clock, changed)
         completed.append(clock)
     return {**result, "completed_slas": completed}
 
@@ -142,14 +131,8 @@ def cancel_incident(
     for clock in clocks_of(ctx, incident["id"]):
         if clock["state"] in ("in_progress", "paused"):
             updates = {"state": "cancelled", "completed_at": ctx.timestamp}
-            audit(
-                ctx,
-                "cancel_incident",
-                "update",
-                IncidentSLA,
-                clock,
-                apply_updates(ctx, IncidentSLA, clock, updates, updates),
-            )
+            changed = ctx.rows.change(IncidentSLA, clock, updates)
+            audit(ctx, "cancel_incident", "update", IncidentSLA, clock, changed)
     if reason is not None:
         write_note(ctx, "cancel_incident", incident, f"Cancelled: {reason}")
     return result
