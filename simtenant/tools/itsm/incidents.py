@@ -9,7 +9,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, select
 
 from ...errors import Conflict, InvalidArgument
 from ...schema.itsm.cmdb import ConfigurationItem
@@ -27,27 +27,26 @@ from ...schema.itsm.incidents import (
 from ...schema.itsm.knowledge import IncidentKnowledge, KnowledgeArticle
 from ...schema.itsm.services import Service, ServiceOffering
 from ...schema.itsm.sla import IncidentSLA, SLADefinition
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from ..engine.rows import Row
-from .common import get_in_scope as rows_in_scope  # while incident_object lasts
-from .common_orm import (
+from ..engine.rows import Filtered, Row, Statement, contains, one_of
+from .common import (
     InOrg,
     Page,
     PerPage,
     acting_user,
-    apply_updates,
     audit,
     filled,
-    get_in_scope,
     later,
+    listed_orgs,
     person_in_scope,
     priority_of,
     related,
     require,
     require_somewhere,
-    scoped,
 )
+from .common import get_in_scope as rows_in_scope  # while incident_object lasts
+from .common_orm import get_in_scope
 
 SERVICE = "itsm.incidents"
 TRANSITIONS: dict[str, tuple[str, ...]] = {
@@ -77,6 +76,25 @@ Impact = Annotated[int, Field(ge=1, le=3, description="Impact: 1 high (many user
 Urgency = Annotated[int, Field(ge=1, le=3, description="Urgency: 1 high (work stopped), 2 medium, 3 low")]
 Priority = Annotated[int, Field(ge=1, le=5, description="Priority, 1 critical … 5 planning")]
 
+_INCIDENTS, _TEMPLATES = Incident.__table__, IncidentTemplate.__table__
+_LISTED = Filtered(
+    select(_INCIDENTS),
+    (_INCIDENTS.c.id,),
+    orgs=one_of(_INCIDENTS.c.org_id, "orgs"),
+    open=one_of(_INCIDENTS.c.status, "open"),
+    status=_INCIDENTS.c.status == bindparam("status"),
+    priority=_INCIDENTS.c.priority == bindparam("priority"),
+    assignment_group_id=_INCIDENTS.c.assignment_group_id == bindparam("assignment_group_id"),
+    assigned_to_id=_INCIDENTS.c.assigned_to_id == bindparam("assigned_to_id"),
+    caller_id=_INCIDENTS.c.caller_id == bindparam("caller_id"),
+    category=_INCIDENTS.c.category == bindparam("category"),
+    text=contains(_INCIDENTS.c.short_description, "text"),
+)
+_CHILD_IDS = Statement.of(
+    select(_INCIDENTS.c.id).where(_INCIDENTS.c.parent_id == bindparam("parent_id")).order_by(_INCIDENTS.c.id)
+)
+_TEMPLATES_IN = Statement.of(select(_TEMPLATES).where(one_of(_TEMPLATES.c.org_id, "orgs")).order_by(_TEMPLATES.c.id))
+
 
 # --- shared by the incident, SLA and knowledge modules ------------------------------------------
 
@@ -101,101 +119,97 @@ def incident_in_scope(ctx: ToolContext, number: str, action: str = "read") -> Ro
     return incident
 
 
-def start_clock(ctx: ToolContext, tool_name: str, incident: Incident, definition: SLADefinition) -> IncidentSLA:
+def start_clock(ctx: ToolContext, tool_name: str, incident: Row, definition: Row) -> Row:
     """Start an SLA clock of ``definition`` on the incident now; it breaches after the target minutes."""
-    clock = IncidentSLA(
-        org_id=incident.org_id,
-        incident_id=incident.id,
-        sla_id=definition.id,
-        stage=definition.stage,
-        state="in_progress",
-        started_at=ctx.timestamp,
-        breach_at=later(ctx.timestamp, definition.target_minutes),
-        completed_at=None,
-        breached=False,
-    )
-    ctx.session.add(clock)
-    ctx.session.flush()
-    audit(ctx, tool_name, "create", clock, filled(clock))
+    clock = {
+        "org_id": incident["org_id"],
+        "incident_id": incident["id"],
+        "sla_id": definition["id"],
+        "stage": definition["stage"],
+        "state": "in_progress",
+        "started_at": ctx.timestamp,
+        "breach_at": later(ctx.timestamp, definition["target_minutes"]),
+        "completed_at": None,
+        "breached": False,
+    }
+    clock = {"id": ctx.rows.insert(IncidentSLA, clock), **clock}
+    audit(ctx, tool_name, "create", IncidentSLA, clock, filled(clock))
     return clock
 
 
-def clocks_of(ctx: ToolContext, incident_id: str) -> list[IncidentSLA]:
-    return list(
-        ctx.session.scalars(select(IncidentSLA).where(IncidentSLA.incident_id == incident_id).order_by(IncidentSLA.id))
-    )
+def clocks_of(ctx: ToolContext, incident_id: str) -> list[Row]:
+    return ctx.rows.find(IncidentSLA, ("id",), incident_id=incident_id)
 
 
 def _mentions(text: str, keyword: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(keyword)}(?!\w)", text) is not None
 
 
-def keywords_of(article: KnowledgeArticle) -> list[str]:
-    return [k.strip().lower() for k in (article.keywords or "").split(",") if k.strip()]
+def keywords_of(article: Row) -> list[str]:
+    return [k.strip().lower() for k in (article["keywords"] or "").split(",") if k.strip()]
 
 
-def matching_articles(ctx: ToolContext, org_id: str, text: str) -> list[KnowledgeArticle]:
+def matching_articles(ctx: ToolContext, org_id: str, text: str) -> list[Row]:
     """Published articles of the organization with a keyword that occurs in ``text``
     (case-insensitive, as a whole word or phrase)."""
     lowered = text.lower()
-    query = select(KnowledgeArticle).where(KnowledgeArticle.org_id == org_id, KnowledgeArticle.state == "published")
-    articles = ctx.session.scalars(query.order_by(KnowledgeArticle.id))
+    articles = ctx.rows.find(KnowledgeArticle, ("id",), org_id=org_id, state="published")
     return [a for a in articles if any(_mentions(lowered, k) for k in keywords_of(a))]
 
 
-def write_note(ctx: ToolContext, tool_name: str, incident: Incident, text: str) -> IncidentWorkNote:
-    note = IncidentWorkNote(
-        org_id=incident.org_id,
-        incident_id=incident.id,
-        author_id=acting_user(ctx).id,
-        note=text,
-        created_at=ctx.timestamp,
-    )
-    ctx.session.add(note)
-    ctx.session.flush()
-    audit(ctx, tool_name, "create", note, filled(note))
+def write_note(ctx: ToolContext, tool_name: str, incident: Row, text: str) -> Row:
+    note = {
+        "org_id": incident["org_id"],
+        "incident_id": incident["id"],
+        "author_id": acting_user(ctx)["id"],
+        "note": text,
+        "created_at": ctx.timestamp,
+    }
+    note = {"id": ctx.rows.insert(IncidentWorkNote, note), **note}
+    audit(ctx, tool_name, "create", IncidentWorkNote, note, filled(note))
     return note
 
 
 # --- shared by the incident modules --------------------------------------------------------------
 
 
-def change_incident(ctx: ToolContext, tool_name: str, incident: Incident, updates: dict[str, Any]) -> list[str]:
+def change_incident(ctx: ToolContext, tool_name: str, incident: Row, updates: dict[str, Any]) -> list[str]:
     """Apply ``updates``; when something changed, stamp updated_at and write the audit entry."""
-    changed = apply_updates(incident, updates, updates)
+    changed = [name for name, value in updates.items() if incident[name] != value]
     if changed:
-        incident.updated_at = ctx.timestamp
-        audit(ctx, tool_name, "update", incident, changed)
+        ctx.rows.change(Incident, incident, {**updates, "updated_at": ctx.timestamp})
+        audit(ctx, tool_name, "update", Incident, incident, changed)
     return changed
 
 
-def check_move(incident: Incident, target: str, sources: tuple[str, ...] | None = None) -> None:
+def check_move(incident: Row, target: str, sources: tuple[str, ...] | None = None) -> None:
     """Refuse a status move the lifecycle (or this tool, through ``sources``) does not allow."""
-    if target in TRANSITIONS[incident.status] and (sources is None or incident.status in sources):
+    status = incident["status"]
+    if target in TRANSITIONS[status] and (sources is None or status in sources):
         return
-    allowed_moves = ", ".join(TRANSITIONS[incident.status]) or "none"
-    message = f"incident {incident.id} is {incident.status}; moves allowed from {incident.status}: {allowed_moves}"
-    if target in TRANSITIONS[incident.status]:  # legal, but another tool makes this move
-        message += f"; to go from {incident.status} to {target} use {MOVE_TOOLS[incident.status, target]}"
+    allowed_moves = ", ".join(TRANSITIONS[status]) or "none"
+    message = f"incident {incident['id']} is {status}; moves allowed from {status}: {allowed_moves}"
+    if target in TRANSITIONS[status]:  # legal, but another tool makes this move
+        message += f"; to go from {status} to {target} use {MOVE_TOOLS[status, target]}"
     raise Conflict(message, error="illegal_transition")
 
 
-def move_incident(ctx: ToolContext, tool_name: str, incident: Incident, target: str, **fields: Any) -> dict[str, Any]:
+def move_incident(ctx: ToolContext, tool_name: str, incident: Row, target: str, **fields: Any) -> dict[str, Any]:
     """Move the incident to ``target`` (already checked), clearing hold_reason when it leaves on_hold."""
-    previous = incident.status
+    previous = incident["status"]
     updates: dict[str, Any] = {"status": target, **fields}
     if previous == "on_hold" and target != "on_hold":
         updates["hold_reason"] = None
     changed = change_incident(ctx, tool_name, incident, updates)
-    return {**row_dict(incident), "previous_status": previous, "changed": changed}
+    return {**incident, "previous_status": previous, "changed": changed}
 
 
-def _check_member(ctx: ToolContext, user: SysUser, group: UserGroup) -> None:
-    member = ctx.session.get(GroupMember, (group.id, user.id))
-    if member is None or not user.active:
+def _check_member(ctx: ToolContext, user: Row, group: Row) -> None:
+    member = ctx.rows.get(GroupMember, (group["id"], user["id"]))
+    if member is None or not user["active"]:
         why = "inactive" if member is not None else "not a member"
         raise Conflict(
-            f"{user.id} ({user.name}) cannot be assigned: {why} of group {group.id} ({group.name})",
+            f"{user['id']} ({user['name']}) cannot be assigned: {why} of group {group['id']} ({group['name']})",
             error="not_in_group",
         )
 
@@ -203,9 +217,9 @@ def _check_member(ctx: ToolContext, user: SysUser, group: UserGroup) -> None:
 def _check_service(ctx: ToolContext, org_id: str, service_id: str | None, offering_id: str | None) -> None:
     service = related(ctx, Service, service_id, "service", org_id) if service_id else None
     offering = related(ctx, ServiceOffering, offering_id, "service offering", org_id) if offering_id else None
-    if service is not None and offering is not None and offering.service_id != service.id:
+    if service is not None and offering is not None and offering["service_id"] != service["id"]:
         raise InvalidArgument(
-            f"offering {offering.id} belongs to service {offering.service_id}, not {service.id}",
+            f"offering {offering['id']} belongs to service {offering['service_id']}, not {service['id']}",
             error="invalid_value",
         )
 
@@ -215,19 +229,20 @@ def _list(
     page: int,
     per_page: int,
     open_only: bool,
-    contains: str | None = None,
+    text: str | None = None,
     org_id: str | None = None,
     **filters: Any,
 ) -> dict[str, Any]:
-    query = select(Incident)
-    if open_only:
-        query = query.where(Incident.status.in_(OPEN_STATUSES))
-    for field, value in filters.items():
-        if value is not None:
-            query = query.where(getattr(Incident, field) == value)
-    if contains:
-        query = query.where(func.lower(Incident.short_description).contains(contains.lower(), autoescape=True))
-    return paged(ctx, scoped(ctx, query, Incident, "incident", org_id).order_by(Incident.id), page, per_page)
+    orgs = listed_orgs(ctx, "incident", org_id)
+    return ctx.rows.page(
+        _LISTED,
+        page,
+        per_page,
+        orgs=orgs,
+        open=list(OPEN_STATUSES) if open_only else None,
+        text=text or None,
+        **filters,
+    )
 
 
 # --- reads ---------------------------------------------------------------------------------------
@@ -237,22 +252,14 @@ def _list(
 def get_incident_by_number(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
     """Look up one incident by its number: every field, with the names of its caller, assignee
     and assignment group, its child incidents and its affected CIs."""
-    incident = incident_object(ctx, incident_number)
-    session = ctx.session
-    view = row_dict(incident)
+    incident = incident_in_scope(ctx, incident_number)
+    view = dict(incident)
     for field, model in (("caller", SysUser), ("assigned_to", SysUser), ("assignment_group", UserGroup)):
-        key = getattr(incident, f"{field}_id")
-        view[f"{field}_name"] = session.get(model, key).name if key else None
-    view["child_incidents"] = list(
-        session.scalars(select(Incident.id).where(Incident.parent_id == incident.id).order_by(Incident.id))
-    )
-    view["affected_cis"] = list(
-        session.scalars(
-            select(IncidentAffectedCI.ci_id)
-            .where(IncidentAffectedCI.incident_id == incident.id)
-            .order_by(IncidentAffectedCI.ci_id)
-        )
-    )
+        key = incident[f"{field}_id"]
+        view[f"{field}_name"] = ctx.rows.get(model, key)["name"] if key else None
+    view["child_incidents"] = [c["id"] for c in ctx.rows.all(_CHILD_IDS, parent_id=incident["id"])]
+    links = ctx.rows.find(IncidentAffectedCI, ("ci_id",), incident_id=incident["id"])
+    view["affected_cis"] = [link["ci_id"] for link in links]
     return view
 
 
@@ -322,8 +329,7 @@ def get_incidents_by_caller(
 def list_incident_templates(ctx: ToolContext, org_id: InOrg = None) -> Any:
     """List the incident templates: each gives default short description, category, impact,
     urgency and assignment group for create_incident(template_id=...)."""
-    query = scoped(ctx, select(IncidentTemplate), IncidentTemplate, "incident", org_id).order_by(IncidentTemplate.id)
-    return {"templates": [row_dict(t) for t in ctx.session.scalars(query)]}
+    return {"templates": ctx.rows.all(_TEMPLATES_IN, orgs=listed_orgs(ctx, "incident", org_id))}
 
 
 # --- create and update ---------------------------------------------------------------------------
@@ -356,63 +362,68 @@ def create_incident(
     offering and CI given must be of that organization too (400 cross_organization)."""
     require_somewhere(ctx, "incident", "crud")
     caller = person_in_scope(ctx, caller_id)
-    org = caller.org_id
+    org = caller["org_id"]
     require(ctx, "incident", "crud", org)
     template = related(ctx, IncidentTemplate, template_id, "incident template", org) if template_id else None
     if template is not None:
-        short_description = short_description or template.short_description
-        category = category or template.category
-        impact = impact or template.impact
-        urgency = urgency or template.urgency
-        assignment_group_id = assignment_group_id or template.assignment_group_id
+        short_description = short_description or template["short_description"]
+        category = category or template["category"]
+        impact = impact or template["impact"]
+        urgency = urgency or template["urgency"]
+        assignment_group_id = assignment_group_id or template["assignment_group_id"]
     given = {"short_description": short_description, "category": category, "impact": impact, "urgency": urgency}
     missing = [name for name, value in given.items() if value is None]
     if missing:
         raise InvalidArgument(f"missing {', '.join(missing)} (give them or a template)", error="missing_field")
-    if not caller.active:
-        raise Conflict(f"caller {caller.id} ({caller.name}) is not an active user", error="inactive_user")
+    if not caller["active"]:
+        raise Conflict(f"caller {caller['id']} ({caller['name']}) is not an active user", error="inactive_user")
     if assignment_group_id:
         related(ctx, UserGroup, assignment_group_id, "group", org)
     _check_service(ctx, org, service_id, offering_id)
     if ci_id:
         related(ctx, ConfigurationItem, ci_id, "configuration item", org)
     assert short_description is not None and impact is not None and urgency is not None
-    incident = Incident(
-        id=ctx.next_id(Incident),
-        org_id=org,
-        caller_id=caller.id,
-        short_description=short_description,
-        description=description,
-        category=category,
-        impact=impact,
-        urgency=urgency,
-        priority=priority_of(impact, urgency),
-        status="new",
-        assignment_group_id=assignment_group_id,
-        service_id=service_id,
-        offering_id=offering_id,
-        ci_id=ci_id,
-        opened_at=ctx.timestamp,
-        updated_at=ctx.timestamp,
-    )
-    ctx.session.add(incident)
-    ctx.session.flush()
-    audit(ctx, "create_incident", "create", incident, filled(incident))
-    definitions = ctx.session.scalars(
-        select(SLADefinition)
-        .where(SLADefinition.org_id == org, SLADefinition.priority == incident.priority)
-        .order_by(SLADefinition.id)
-    )
+    incident = {
+        "id": ctx.rows.next_id(Incident),
+        "org_id": org,
+        "caller_id": caller["id"],
+        "short_description": short_description,
+        "description": description,
+        "category": category,
+        "impact": impact,
+        "urgency": urgency,
+        "priority": priority_of(impact, urgency),
+        "status": "new",
+        "assignment_group_id": assignment_group_id,
+        "assigned_to_id": None,
+        "service_id": service_id,
+        "offering_id": offering_id,
+        "ci_id": ci_id,
+        "problem_id": None,
+        "change_id": None,
+        "parent_id": None,
+        "hold_reason": None,
+        "resolution_code": None,
+        "resolution_notes": None,
+        "close_notes": None,
+        "resolved_by_id": None,
+        "resolved_at": None,
+        "opened_at": ctx.timestamp,
+        "updated_at": ctx.timestamp,
+    }
+    ctx.rows.insert(Incident, incident)
+    audit(ctx, "create_incident", "create", Incident, incident, filled(incident))
+    definitions = ctx.rows.find(SLADefinition, ("id",), org_id=org, priority=incident["priority"])
     clocks = [start_clock(ctx, "create_incident", incident, d) for d in definitions]
     suggested = matching_articles(ctx, org, short_description)
     for article in suggested:
-        link = IncidentKnowledge(incident_id=incident.id, article_id=article.id, org_id=org, relation="suggested")
-        ctx.session.add(link)
-        audit(ctx, "create_incident", "create", link, filled(link))
+        link = {"incident_id": incident["id"], "article_id": article["id"], "org_id": org, "relation": "suggested"}
+        ctx.rows.insert(IncidentKnowledge, link)
+        audit(ctx, "create_incident", "create", IncidentKnowledge, link, filled(link))
     return {
-        **row_dict(incident),
-        "slas": [row_dict(c) for c in clocks],
-        "suggested_knowledge": [{"article_id": a.id, "title": a.title} for a in suggested],
+        **incident,
+        "slas": clocks,
+        "suggested_knowledge": [{"article_id": a["id"], "title": a["title"]} for a in suggested],
     }
 
 
@@ -435,7 +446,7 @@ def update_incident(
     """Change fields of an incident; only the fields given change. Changing impact or urgency
     recomputes the priority. To change the assignee use assign_incident; a new group is refused
     (409 not_in_group) while the current assignee is not an active member of it."""
-    incident = incident_object(ctx, incident_number, "crud")
+    incident = incident_in_scope(ctx, incident_number, "crud")
     updates: dict[str, Any] = {
         k: v
         for k, v in {
@@ -453,22 +464,25 @@ def update_incident(
     }
     if not updates:
         raise InvalidArgument("give at least one field to change", error="missing_field")
-    org = incident.org_id
+    org = incident["org_id"]
     if assignment_group_id:
         group = related(ctx, UserGroup, assignment_group_id, "group", org)
-        if incident.assigned_to_id and group.id != incident.assignment_group_id:
-            _check_member(ctx, ctx.session.get(SysUser, incident.assigned_to_id), group)
+        if incident["assigned_to_id"] and group["id"] != incident["assignment_group_id"]:
+            _check_member(ctx, ctx.rows.get(SysUser, incident["assigned_to_id"]), group)
     _check_service(
-        ctx, org, updates.get("service_id", incident.service_id), updates.get("offering_id", incident.offering_id)
+        ctx,
+        org,
+        updates.get("service_id", incident["service_id"]),
+        updates.get("offering_id", incident["offering_id"]),
     )
     if ci_id:
         related(ctx, ConfigurationItem, ci_id, "configuration item", org)
     if impact is not None or urgency is not None:
         updates["priority"] = priority_of(
-            updates.get("impact", incident.impact), updates.get("urgency", incident.urgency)
+            updates.get("impact", incident["impact"]), updates.get("urgency", incident["urgency"])
         )
     changed = change_incident(ctx, "update_incident", incident, updates)
-    return {**row_dict(incident), "changed": changed}
+    return {**incident, "changed": changed}
 
 
 @tool(SERVICE, "POST", "/itsm/incidents/assign")
@@ -488,32 +502,32 @@ def assign_incident(
     its group). The assignee must be an active member of that group (409 not_in_group).
     Reassigning from someone else requires work_note naming the reason; the note is recorded
     with the previous assignee."""
-    incident = incident_object(ctx, incident_number, "crud")
-    org = incident.org_id
-    group_id = assignment_group_id or incident.assignment_group_id
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    org = incident["org_id"]
+    group_id = assignment_group_id or incident["assignment_group_id"]
     if group_id is None:
         raise InvalidArgument(
-            f"incident {incident.id} has no assignment group; give assignment_group_id", error="missing_field"
+            f"incident {incident['id']} has no assignment group; give assignment_group_id", error="missing_field"
         )
     group = related(ctx, UserGroup, group_id, "group", org)
     user = related(ctx, SysUser, assigned_to_id, "user", org)
     _check_member(ctx, user, group)
-    previous = incident.assigned_to_id
-    reassigning = previous is not None and previous != user.id
+    previous = incident["assigned_to_id"]
+    reassigning = previous is not None and previous != user["id"]
     if reassigning and work_note is None:
         raise InvalidArgument(
-            f"incident {incident.id} is assigned to {previous}; reassigning needs a work_note with the reason",
+            f"incident {incident['id']} is assigned to {previous}; reassigning needs a work_note with the reason",
             error="missing_field",
         )
     changed = change_incident(
-        ctx, "assign_incident", incident, {"assignment_group_id": group.id, "assigned_to_id": user.id}
+        ctx, "assign_incident", incident, {"assignment_group_id": group["id"], "assigned_to_id": user["id"]}
     )
     note = None
     if changed and work_note is not None:
         text = (
-            f"Reassigned from {previous} to {user.id}: {work_note}"
+            f"Reassigned from {previous} to {user['id']}: {work_note}"
             if reassigning
-            else f"Assigned to {user.id}: {work_note}"
+            else f"Assigned to {user['id']}: {work_note}"
         )
-        note = row_dict(write_note(ctx, "assign_incident", incident, text))
-    return {**row_dict(incident), "previous_assignee": previous, "changed": changed, "work_note": note}
+        note = write_note(ctx, "assign_incident", incident, text)
+    return {**incident, "previous_assignee": previous, "changed": changed, "work_note": note}

@@ -7,14 +7,10 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..engine.dispatch import ToolContext, row_dict
+from ...schema.itsm.sla import IncidentSLA
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common_orm import (
-    acting_user,
-    apply_updates,
-    audit,
-    require_role,
-)
+from .common import acting_user, audit, require_role
 from .incidents import (
     RESOLUTION_FIELDS,
     SERVICE,
@@ -23,7 +19,7 @@ from .incidents import (
     ResolutionCode,
     check_move,
     clocks_of,
-    incident_object,
+    incident_in_scope,
     move_incident,
     write_note,
 )
@@ -35,7 +31,7 @@ from .incidents import (
 def start_incident_work(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
     """Start work on an incident (new or on_hold → in_progress; leaving on_hold clears the hold
     reason). A resolved incident goes back to work with reopen_incident."""
-    incident = incident_object(ctx, incident_number, "crud")
+    incident = incident_in_scope(ctx, incident_number, "crud")
     check_move(incident, "in_progress", sources=("new", "on_hold"))
     return move_incident(ctx, "start_incident_work", incident, "in_progress")
 
@@ -47,7 +43,7 @@ def put_incident_on_hold(
     hold_reason: Annotated[HoldReason, Field(description="Why the incident waits")],
 ) -> Any:
     """Put a new or in-progress incident on hold, with the reason it waits."""
-    incident = incident_object(ctx, incident_number, "crud")
+    incident = incident_in_scope(ctx, incident_number, "crud")
     check_move(incident, "on_hold")
     return move_incident(ctx, "put_incident_on_hold", incident, "on_hold", hold_reason=hold_reason)
 
@@ -55,7 +51,7 @@ def put_incident_on_hold(
 @tool(SERVICE, "POST", "/itsm/incidents/resume")
 def resume_incident(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
     """Resume an incident that is on hold (on_hold → in_progress); its hold reason is cleared."""
-    incident = incident_object(ctx, incident_number, "crud")
+    incident = incident_in_scope(ctx, incident_number, "crud")
     check_move(incident, "in_progress", sources=("on_hold",))
     return move_incident(ctx, "resume_incident", incident, "in_progress")
 
@@ -69,7 +65,7 @@ def resolve_incident(
 ) -> Any:
     """Resolve an open incident (new, in_progress or on_hold → resolved), recording the code, the
     notes, who resolved it and when. Its running SLA clocks complete now (breached if past due)."""
-    incident = incident_object(ctx, incident_number, "crud")
+    incident = incident_in_scope(ctx, incident_number, "crud")
     check_move(incident, "resolved")
     result = move_incident(
         ctx,
@@ -78,16 +74,17 @@ def resolve_incident(
         "resolved",
         resolution_code=resolution_code,
         resolution_notes=resolution_notes,
-        resolved_by_id=acting_user(ctx).id,
+        resolved_by_id=acting_user(ctx)["id"],
         resolved_at=ctx.timestamp,
     )
     completed = []
-    for clock in clocks_of(ctx, incident.id):
-        if clock.state != "in_progress":
+    for clock in clocks_of(ctx, incident["id"]):
+        if clock["state"] != "in_progress":
             continue
-        updates = {"state": "completed", "completed_at": ctx.timestamp, "breached": ctx.timestamp > clock.breach_at}
-        audit(ctx, "resolve_incident", "update", clock, apply_updates(clock, updates, updates))
-        completed.append(row_dict(clock))
+        updates = {"state": "completed", "completed_at": ctx.timestamp, "breached": ctx.timestamp > clock["breach_at"]}
+        changed = ctx.rows.change(IncidentSLA, clock, updates)
+        audit(ctx, "resolve_incident", "update", IncidentSLA, clock, changed)
+        completed.append(clock)
     return {**result, "completed_slas": completed}
 
 
@@ -98,8 +95,8 @@ def close_incident(
     close_notes: Annotated[Text, Field(description="Closing notes")],
 ) -> Any:
     """Close a resolved incident (resolved → closed). Only a manager (or admin) may close."""
-    incident = incident_object(ctx, incident_number, "crud")
-    require_role(ctx, "manager", incident.org_id)
+    incident = incident_in_scope(ctx, incident_number, "crud")
+    require_role(ctx, "manager", incident["org_id"])
     check_move(incident, "closed")
     return move_incident(ctx, "close_incident", incident, "closed", close_notes=close_notes)
 
@@ -112,7 +109,7 @@ def reopen_incident(
 ) -> Any:
     """Reopen a resolved incident (resolved → in_progress); its resolution code, notes, resolver
     and resolved time are cleared."""
-    incident = incident_object(ctx, incident_number, "crud")
+    incident = incident_in_scope(ctx, incident_number, "crud")
     check_move(incident, "in_progress", sources=("resolved",))
     result = move_incident(ctx, "reopen_incident", incident, "in_progress", **dict.fromkeys(RESOLUTION_FIELDS))
     if reason is not None:
@@ -128,13 +125,14 @@ def cancel_incident(
 ) -> Any:
     """Cancel an open incident (new, in_progress or on_hold → cancelled), e.g. one logged by mistake.
     Its running SLA clocks are cancelled."""
-    incident = incident_object(ctx, incident_number, "crud")
+    incident = incident_in_scope(ctx, incident_number, "crud")
     check_move(incident, "cancelled")
     result = move_incident(ctx, "cancel_incident", incident, "cancelled")
-    for clock in clocks_of(ctx, incident.id):
-        if clock.state in ("in_progress", "paused"):
+    for clock in clocks_of(ctx, incident["id"]):
+        if clock["state"] in ("in_progress", "paused"):
             updates = {"state": "cancelled", "completed_at": ctx.timestamp}
-            audit(ctx, "cancel_incident", "update", clock, apply_updates(clock, updates, updates))
+            changed = ctx.rows.change(IncidentSLA, clock, updates)
+            audit(ctx, "cancel_incident", "update", IncidentSLA, clock, changed)
     if reason is not None:
         write_note(ctx, "cancel_incident", incident, f"Cancelled: {reason}")
     return result
