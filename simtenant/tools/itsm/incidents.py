@@ -37,6 +37,7 @@ from .common import (
     acting_user,
     audit,
     filled,
+    get_in_scope,
     later,
     listed_orgs,
     person_in_scope,
@@ -45,8 +46,6 @@ from .common import (
     require,
     require_somewhere,
 )
-from .common import get_in_scope as rows_in_scope  # while incident_object lasts
-from .common_orm import get_in_scope
 
 SERVICE = "itsm.incidents"
 TRANSITIONS: dict[str, tuple[str, ...]] = {
@@ -99,19 +98,10 @@ _TEMPLATES_IN = Statement.of(select(_TEMPLATES).where(one_of(_TEMPLATES.c.org_id
 # --- shared by the incident, SLA and knowledge modules ------------------------------------------
 
 
-def incident_object(ctx: ToolContext, number: str, action: str = "read") -> Incident:
-    """The incident, if the acting user may ``action`` it; 404 outside their organizations, 403 without
-    rights, and 409 for any change to a closed or cancelled incident (they are final)."""
-    incident = get_in_scope(ctx, Incident, number, "incident", "incident", action)
-    if action != "read" and incident.status in ("closed", "cancelled"):
-        raise Conflict(f"incident {incident.id} is {incident.status}: it can no longer change", error="record_closed")
-    return incident
-
-
 def incident_in_scope(ctx: ToolContext, number: str, action: str = "read") -> Row:
     """The incident, if the acting user may ``action`` it; 404 outside their organizations, 403 without
     rights, and 409 for any change to a closed or cancelled incident (they are final)."""
-    incident = rows_in_scope(ctx, Incident, number, "incident", "incident", action)
+    incident = get_in_scope(ctx, Incident, number, "incident", "incident", action)
     if action != "read" and incident["status"] in ("closed", "cancelled"):
         raise Conflict(
             f"incident {incident['id']} is {incident['status']}: it can no longer change", error="record_closed"
