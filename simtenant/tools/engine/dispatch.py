@@ -102,9 +102,7 @@ class ToolContext:
 
     def finish(self, answer: str) -> None:
         """Mark the episode finished with its final answer (for tools that end it)."""
-        record = self.get(EpisodeRecord, 1, "episode")
-        record.status = "finished"
-        record.answer = answer
+        self.rows.update(EpisodeRecord, 1, {"status": "finished", "answer": answer})
         self.finished = True
 
     def next_id(self, model: type) -> str:

@@ -14,8 +14,13 @@ from ...responder import Fact, respond, tells
 from ...schema.harness import MessageRecord
 from .dispatch import ToolContext
 from .registry import Text, tool
+from .rows import Statement
 
 STOP = "###STOP###"
+_MESSAGES = MessageRecord.__table__
+_REVEALED = Statement.of(select(_MESSAGES.c.revealed).where(_MESSAGES.c.role == "user").order_by(_MESSAGES.c.seq))
+_TOLD = Statement.of(select(_MESSAGES.c.content).where(_MESSAGES.c.role == "agent").order_by(_MESSAGES.c.seq))
+_HISTORY = Statement.of(select(_MESSAGES.c.role, _MESSAGES.c.content).order_by(_MESSAGES.c.seq))
 
 
 @tool("harness", "POST", "/finish", ends=True)
@@ -45,23 +50,22 @@ def send_message_to_user(
     operator = ctx.episode.task.user
     if operator is None:
         raise NotFound("this task has no user to message", error="no_user")
-    said = ctx.session.scalars(select(MessageRecord.revealed).where(MessageRecord.role == "user"))
-    known = {key for revealed in said if revealed for key in revealed}
+    known = {key for said in ctx.rows.all(_REVEALED) if said["revealed"] for key in said["revealed"]}
     facts = [Fact(f.key, f.value, f.reveal, tuple(f.triggers), known=f.key in known) for f in operator.facts]
     facts.append(_identity(operator.persona, known))
     model = getattr(ctx.episode, "operator_model", None)  # a chat model playing the operator, if any
     if model is not None:
-        history = ctx.session.execute(select(MessageRecord.role, MessageRecord.content).order_by(MessageRecord.seq))
-        reply = model.reply(operator, facts, [(role, content) for role, content in history], message)
+        history = [(said["role"], said["content"]) for said in ctx.rows.all(_HISTORY)]
+        reply = model.reply(operator, facts, history, message)
         text, done = reply.text, STOP in reply.text
     else:  # done once everything the agent has reported, in this message or before, tells the outcome
-        before = ctx.session.scalars(select(MessageRecord.content).where(MessageRecord.role == "agent"))
+        before = [said["content"] for said in ctx.rows.all(_TOLD)]
         done = tells("\n".join([*before, message]), operator.done_when)
         closing = "No, that's all. Let me know once it's done, please."
         reply = respond(message, facts, closing=closing)
         text = f"Thanks, that's everything I needed. {STOP}" if done else reply.text
-    ctx.session.add(MessageRecord(role="agent", content=message, redundant=reply.redundant or None))
-    ctx.session.add(MessageRecord(role="user", content=text, revealed=reply.revealed or None))
+    ctx.rows.insert(MessageRecord, {"role": "agent", "content": message, "redundant": reply.redundant or None})
+    ctx.rows.insert(MessageRecord, {"role": "user", "content": text, "revealed": reply.revealed or None})
     if done:
         ctx.finish(message)
     return {"reply": text}
