@@ -7,7 +7,7 @@ import contextlib
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from ...errors import Conflict, InvalidArgument, NotFound
 from ...schema.itsm.identity import (
@@ -20,9 +20,10 @@ from ...schema.itsm.identity import (
     UserGroup,
     UserRole,
 )
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common_orm import (
+from ..engine.rows import Pages, Row, Statement, one_of
+from .common import (
     InOrg,
     Page,
     PerPage,
@@ -32,13 +33,13 @@ from .common_orm import (
     find_one,
     forget_grants,
     in_scope,
+    listed_orgs,
     person_in_scope,
     readable,
     require,
     require_somewhere,
     roles_of,
     scope,
-    scoped,
     target_org,
 )
 from .identity import (
@@ -56,6 +57,55 @@ from .identity import (
     user_in_scope,
 )
 
+_PERMISSIONS, _LINKS, _ROLES = Permission.__table__, RolePermission.__table__, UserRole.__table__
+_ORGS, _USERS, _GROUPS, _MEMBERS = Organization.__table__, SysUser.__table__, UserGroup.__table__, GroupMember.__table__
+_PERMITTED = Statement.of(
+    select(_PERMISSIONS.c.resource, _PERMISSIONS.c.action)
+    .join(_LINKS, _LINKS.c.permission_id == _PERMISSIONS.c.id)
+    .where(_LINKS.c.role_id == bindparam("role_id"))
+    .order_by(_PERMISSIONS.c.resource, _PERMISSIONS.c.action)
+)
+# the organization a role of someone working in the scope is seen through: the first in the order of
+# the user_roles key (role, then organization)
+_SEEN_THROUGH = Statement.of(
+    select(_ROLES.c.org_id)
+    .where(_ROLES.c.user_id == bindparam("user_id"), one_of(_ROLES.c.org_id, "orgs"))
+    .order_by(_ROLES.c.role_id, _ROLES.c.org_id)
+    .limit(1)
+)
+_HELD_IN = Statement.of(
+    select(_ROLES.c.org_id, _ROLES.c.role_id)
+    .where(_ROLES.c.user_id == bindparam("user_id"), one_of(_ROLES.c.org_id, "orgs"))
+    .order_by(_ROLES.c.org_id, _ROLES.c.role_id)
+)
+_GROUPS_LISTED = Pages.of(select(_GROUPS).where(one_of(_GROUPS.c.org_id, "orgs")).order_by(_GROUPS.c.id))
+_GROUP_NAMED = Statement.of(
+    select(_GROUPS)
+    .where(func.lower(_GROUPS.c.name) == bindparam("name"), one_of(_GROUPS.c.org_id, "orgs"))
+    .order_by(_GROUPS.c.id)
+)
+_GROUP_NAMED_AFTER_ORG = Statement.of(
+    select(_GROUPS)
+    .join(_ORGS, _ORGS.c.id == _GROUPS.c.org_id)
+    .where(
+        func.lower(_GROUPS.c.name) == func.lower(_ORGS.c.name) + " " + bindparam("name"),
+        one_of(_GROUPS.c.org_id, "orgs"),
+    )
+    .order_by(_GROUPS.c.id)
+)
+_GROUP_MEMBERS = Pages.of(
+    select(_USERS)
+    .join(_MEMBERS, _MEMBERS.c.user_id == _USERS.c.id)
+    .where(_MEMBERS.c.group_id == bindparam("group_id"))
+    .order_by(_USERS.c.id)
+)
+_GROUPS_OF = Statement.of(
+    select(_GROUPS.c.id, _GROUPS.c.name)
+    .join(_MEMBERS, _MEMBERS.c.group_id == _GROUPS.c.id)
+    .where(_MEMBERS.c.user_id == bindparam("user_id"))
+    .order_by(_GROUPS.c.id)
+)
+
 # --- roles and permissions ----------------------------------------------------------------------------
 
 
@@ -63,7 +113,7 @@ from .identity import (
 def list_roles(ctx: ToolContext) -> Any:
     """List the roles (admin, manager, agent, reporter) and what each is for."""
     require_somewhere(ctx, "role", "read")  # the role definitions are shared by every organization
-    return [row_dict(r) for r in ctx.session.scalars(select(Role).order_by(Role.id))]
+    return ctx.rows.find(Role, ("id",))
 
 
 @tool(SVC, "GET", "/itsm/roles/permissions")
@@ -71,16 +121,7 @@ def get_role_permissions(ctx: ToolContext, role_id: RoleId) -> Any:
     """List what a role permits: each resource with read or crud (create, change, delete)."""
     require_somewhere(ctx, "role", "read")
     role = role_by_id(ctx, role_id)
-    query = (
-        select(Permission)
-        .join(RolePermission, RolePermission.permission_id == Permission.id)
-        .where(RolePermission.role_id == role.id)
-        .order_by(Permission.resource, Permission.action)
-    )
-    return {
-        **row_dict(role),
-        "permissions": [{"resource": p.resource, "action": p.action} for p in ctx.session.scalars(query)],
-    }
+    return {**role, "permissions": ctx.rows.all(_PERMITTED, role_id=role["id"])}
 
 
 RoleOrg = Annotated[
@@ -90,25 +131,23 @@ RoleOrg = Annotated[
 
 
 def _role_org(
-    ctx: ToolContext, user: SysUser, org_id: str | None, resource: str, action: str, revoking: bool = False
+    ctx: ToolContext, user: Row, org_id: str | None, resource: str, action: str, revoking: bool = False
 ) -> str:
     """The organization a role of ``user`` is looked up, granted or revoked in: ``org_id`` (404 outside
     the acting user's scope) or the user's own, once the acting user may ``action`` ``resource`` there
     (access can be taken away in an inactive organization too)."""
     if org_id is not None:
         org = target_org(ctx, org_id)
-    elif in_scope(ctx, user.org_id):
-        org = user.org_id
+    elif in_scope(ctx, user["org_id"]):
+        org = user["org_id"]
     else:  # someone working in the scope, seen through the first organization where they hold a role
-        org = ctx.session.scalars(
-            select(UserRole.org_id).where(UserRole.user_id == user.id, UserRole.org_id.in_(scope(ctx)))
-        ).first()
+        org = ctx.rows.value(_SEEN_THROUGH, user_id=user["id"], orgs=scope(ctx))
     require(ctx, resource, action, org, even_if_inactive=revoking)
     return org
 
 
-def _roles_view(ctx: ToolContext, user: SysUser, org: str) -> dict[str, Any]:
-    return {"user_id": user.id, "org_id": org, "roles": roles_of(ctx.session, user.id, org)}
+def _roles_view(ctx: ToolContext, user: Row, org: str) -> dict[str, Any]:
+    return {"user_id": user["id"], "org_id": org, "roles": roles_of(ctx, user["id"], org)}
 
 
 @tool(SVC, "GET", "/itsm/users/roles")
@@ -120,14 +159,9 @@ def get_user_roles(ctx: ToolContext, user_id: UserId, org_id: RoleOrg = None) ->
     view = _roles_view(ctx, user, org)
     if org_id is None:
         elsewhere = [o for o in readable(ctx, "role") if o != org]
-        held = ctx.session.execute(
-            select(UserRole.org_id, UserRole.role_id)
-            .where(UserRole.user_id == user.id, UserRole.org_id.in_(elsewhere))
-            .order_by(UserRole.org_id, UserRole.role_id)
-        )
         by_org: dict[str, list[str]] = {}
-        for other, role in held:
-            by_org.setdefault(other, []).append(role)
+        for held in ctx.rows.all(_HELD_IN, user_id=user["id"], orgs=elsewhere):
+            by_org.setdefault(held["org_id"], []).append(held["role_id"])
         view["other_organizations"] = [{"org_id": o, "roles": r} for o, r in by_org.items()]
     return view
 
@@ -140,14 +174,14 @@ def check_user_permission(
     crud: create/change/delete) on a resource."""
     user = person_in_scope(ctx, user_id)
     org = _role_org(ctx, user, org_id, "role", "read")
-    permitted = user.active and not user.locked and allowed(ctx.session, user.id, org, resource, action)
+    permitted = user["active"] and not user["locked"] and allowed(ctx, user["id"], org, resource, action)
     return {
         **_roles_view(ctx, user, org),
         "resource": resource,
         "action": action,
         "allowed": bool(permitted),
-        "active": user.active,
-        "locked": user.locked,
+        "active": user["active"],
+        "locked": user["locked"],
     }
 
 
@@ -157,8 +191,8 @@ def assign_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: Role
     provider's staff, a client organization they are to serve."""
     user = person_in_scope(ctx, user_id)
     org = _role_org(ctx, user, org_id, "user", "crud")
-    if not user.active:
-        raise Conflict(f"{user.id} ({user.name}) is not an active user", error="inactive_user")
+    if not user["active"]:
+        raise Conflict(f"{user['id']} ({user['name']}) is not an active user", error="inactive_user")
     grant_role(ctx, "assign_role", user, role_id, org)
     return _roles_view(ctx, user, org)
 
@@ -168,12 +202,12 @@ def revoke_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: Role
     """Take a role away from a user in an organization (their own by default; an inactive one too)."""
     user = person_in_scope(ctx, user_id)
     org = _role_org(ctx, user, org_id, "user", "crud", revoking=True)
-    grant = ctx.session.get(UserRole, (user.id, role_id, org))
+    key = (user["id"], role_id, org)
+    grant = ctx.rows.get(UserRole, key)
     if grant is None:
-        raise NotFound(f"{user.id} does not hold role {role_id!r} in {org}")
-    audit(ctx, "revoke_role", "delete", grant, row_dict(grant))
-    ctx.session.delete(grant)
-    ctx.session.flush()
+        raise NotFound(f"{user['id']} does not hold role {role_id!r} in {org}")
+    audit(ctx, "revoke_role", "delete", UserRole, grant, grant)
+    ctx.rows.delete(UserRole, key)
     forget_grants(ctx)
     return _roles_view(ctx, user, org)
 
@@ -181,16 +215,16 @@ def revoke_role(ctx: ToolContext, user_id: UserId, role_id: RoleId, org_id: Role
 # --- groups -------------------------------------------------------------------------------------------
 
 
-def _group_view(ctx: ToolContext, group: UserGroup) -> dict[str, Any]:
-    manager = ctx.session.get(SysUser, group.manager_id) if group.manager_id else None
-    count = ctx.session.scalar(select(func.count()).select_from(GroupMember).where(GroupMember.group_id == group.id))
-    return {**row_dict(group), "manager_name": manager.name if manager else None, "member_count": count}
+def _group_view(ctx: ToolContext, group: Row) -> dict[str, Any]:
+    manager = ctx.rows.get(SysUser, group["manager_id"]) if group["manager_id"] else None
+    count = ctx.rows.count(GroupMember, group_id=group["id"])
+    return {**group, "manager_name": manager["name"] if manager else None, "member_count": count}
 
 
 @tool(SVC, "GET", "/itsm/groups")
 def list_groups(ctx: ToolContext, org_id: InOrg = None, page: Page = 1, per_page: PerPage = 20) -> Any:
     """List the groups (teams such as Service Desk) of the organizations in your scope."""
-    return paged(ctx, scoped(ctx, select(UserGroup), UserGroup, "group", org_id).order_by(UserGroup.id), page, per_page)
+    return ctx.rows.page(_GROUPS_LISTED, page, per_page, orgs=listed_orgs(ctx, "group", org_id))
 
 
 @tool(SVC, "GET", "/itsm/groups/by-name")
@@ -203,52 +237,40 @@ def get_group_by_name(
     email, manager and member count. A group named after its organization ("Acme Service Desk") is
     found by the rest of its name too ("Service Desk")."""
     wanted = name.strip().lower()
-    exact = select(UserGroup).where(func.lower(UserGroup.name) == wanted).order_by(UserGroup.id)
+    what = f"group named {name!r}"
     with contextlib.suppress(NotFound):
-        return _group_view(ctx, find_one(ctx, exact, f"group named {name!r}", "group", org_id))
-    prefixed = (
-        select(UserGroup)
-        .join(Organization, Organization.id == UserGroup.org_id)
-        .where(func.lower(UserGroup.name) == func.lower(Organization.name) + " " + wanted)
-        .order_by(UserGroup.id)
-    )
+        return _group_view(ctx, find_one(ctx, _GROUP_NAMED, what, "group", org_id, name=wanted))
     if org_id is None:
-        orgs = {g.org_id for g in ctx.session.scalars(prefixed) if g.org_id in readable(ctx, "group")}
+        found = ctx.rows.all(_GROUP_NAMED_AFTER_ORG, name=wanted, orgs=readable(ctx, "group"))
+        orgs = {g["org_id"] for g in found}
         if len(orgs) > 1:
             raise InvalidArgument(
                 f"{len(orgs)} organizations have a group named {name!r} after them: give org_id",
                 error="ambiguous_name",
             )
-    return _group_view(ctx, find_one(ctx, prefixed, f"group named {name!r}", "group", org_id))
+    return _group_view(ctx, find_one(ctx, _GROUP_NAMED_AFTER_ORG, what, "group", org_id, name=wanted))
 
 
 @tool(SVC, "GET", "/itsm/groups/members")
 def list_group_members(ctx: ToolContext, group_id: GroupId, page: Page = 1, per_page: PerPage = 50) -> Any:
     """List a group's members (users), by id."""
     group = group_in_scope(ctx, group_id)
-    query = select(SysUser).join(GroupMember, GroupMember.user_id == SysUser.id).where(GroupMember.group_id == group.id)
-    return {"group": _group_view(ctx, group), **paged(ctx, query.order_by(SysUser.id), page, per_page)}
+    return {"group": _group_view(ctx, group), **ctx.rows.page(_GROUP_MEMBERS, page, per_page, group_id=group["id"])}
 
 
 @tool(SVC, "GET", "/itsm/users/groups")
 def list_user_groups(ctx: ToolContext, user_id: UserId) -> Any:
     """List the groups a user is a member of."""
     user = user_in_scope(ctx, user_id)
-    require(ctx, "group", "read", user.org_id)
-    query = (
-        select(UserGroup)
-        .join(GroupMember, GroupMember.group_id == UserGroup.id)
-        .where(GroupMember.user_id == user.id)
-        .order_by(UserGroup.id)
-    )
-    return {"user_id": user.id, "groups": [{"id": g.id, "name": g.name} for g in ctx.session.scalars(query)]}
+    require(ctx, "group", "read", user["org_id"])
+    return {"user_id": user["id"], "groups": ctx.rows.all(_GROUPS_OF, user_id=user["id"])}
 
 
 @tool(SVC, "POST", "/itsm/groups/members/add")
 def add_group_member(ctx: ToolContext, group_id: GroupId, user_id: UserId) -> Any:
     """Add an active user of the group's organization to the group."""
     group = group_in_scope(ctx, group_id, "crud")
-    user = member_user(ctx, user_id, group.org_id)
+    user = member_user(ctx, user_id, group["org_id"])
     join_group(ctx, "add_group_member", group, user)
     return _group_view(ctx, group)
 
@@ -257,12 +279,11 @@ def add_group_member(ctx: ToolContext, group_id: GroupId, user_id: UserId) -> An
 def remove_group_member(ctx: ToolContext, group_id: GroupId, user_id: UserId) -> Any:
     """Remove a user from a group."""
     group = group_in_scope(ctx, group_id, "crud")
-    member = ctx.session.get(GroupMember, (group.id, user_id))
+    member = ctx.rows.get(GroupMember, (group["id"], user_id))
     if member is None:
-        raise NotFound(f"{user_id!r} is not a member of {group.id} ({group.name})")
-    audit(ctx, "remove_group_member", "delete", member, row_dict(member))
-    ctx.session.delete(member)
-    ctx.session.flush()
+        raise NotFound(f"{user_id!r} is not a member of {group['id']} ({group['name']})")
+    audit(ctx, "remove_group_member", "delete", GroupMember, member, member)
+    ctx.rows.delete(GroupMember, (group["id"], user_id))
     return _group_view(ctx, group)
 
 
@@ -270,8 +291,8 @@ def remove_group_member(ctx: ToolContext, group_id: GroupId, user_id: UserId) ->
 def set_group_manager(ctx: ToolContext, group_id: GroupId, manager_id: UserId) -> Any:
     """Make an active user of the group's organization the group's manager."""
     group = group_in_scope(ctx, group_id, "crud")
-    member_user(ctx, manager_id, group.org_id, "manager")
-    changed = apply_updates(group, {"manager_id": manager_id}, ["manager_id"])
+    member_user(ctx, manager_id, group["org_id"], "manager")
+    changed = apply_updates(ctx, UserGroup, group, {"manager_id": manager_id}, ["manager_id"])
     if changed:
-        audit(ctx, "set_group_manager", "update", group, changed)
+        audit(ctx, "set_group_manager", "update", UserGroup, group, changed)
     return {**_group_view(ctx, group), "changed": changed}

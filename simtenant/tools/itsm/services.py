@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import func, select
+from sqlalchemy import Boolean, bindparam, func, select
 
 from ...errors import Conflict
 from ...schema.itsm.identity import UserGroup
@@ -23,9 +23,10 @@ from ...schema.itsm.services import (
     Service,
     ServiceOffering,
 )
-from ..engine.dispatch import ToolContext, paged, row_dict
+from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from .common_orm import (
+from ..engine.rows import Filtered, Row, Statement, one_of
+from .common import (
     InOrg,
     Page,
     PerPage,
@@ -33,10 +34,9 @@ from .common_orm import (
     audit,
     find_one,
     get_in_scope,
-    matching,
+    listed_orgs,
     require,
     require_role,
-    scoped,
 )
 from .identity import member_user
 
@@ -48,37 +48,74 @@ RequestStatus = Literal[REQUEST_STATUSES]  # type: ignore[valid-type]
 OPEN = ("submitted", "approved")
 SVC = "itsm.services"
 
+_SERVICES, _OFFERINGS = Service.__table__, ServiceOffering.__table__
+_ITEMS, _REQUESTS = CatalogItem.__table__, CatalogRequest.__table__
+_SERVICES_LISTED = Filtered(
+    select(_SERVICES).where(one_of(_SERVICES.c.org_id, "orgs")),
+    (_SERVICES.c.id,),
+    status=_SERVICES.c.status == bindparam("status"),
+)
+_SERVICE_NAMED = Statement.of(
+    select(_SERVICES)
+    .where(func.lower(_SERVICES.c.name) == bindparam("name"), one_of(_SERVICES.c.org_id, "orgs"))
+    .order_by(_SERVICES.c.id)
+)
+_OFFERINGS_LISTED = Filtered(
+    select(_OFFERINGS).where(one_of(_OFFERINGS.c.org_id, "orgs")),
+    (_OFFERINGS.c.id,),
+    service_id=_OFFERINGS.c.service_id == bindparam("service_id"),
+)
+_ITEMS_LISTED = Filtered(
+    select(_ITEMS).where(one_of(_ITEMS.c.org_id, "orgs")),
+    (_ITEMS.c.id,),
+    category=func.lower(_ITEMS.c.category) == bindparam("category"),
+    active=_ITEMS.c.active.is_(bindparam("active", type_=Boolean)),
+)
+_REQUESTS_LISTED = Filtered(
+    select(_REQUESTS).where(one_of(_REQUESTS.c.org_id, "orgs")),
+    (_REQUESTS.c.id,),
+    status=_REQUESTS.c.status == bindparam("status"),
+    requested_for_id=_REQUESTS.c.requested_for_id == bindparam("requested_for_id"),
+    requested_by_id=_REQUESTS.c.requested_by_id == bindparam("requested_by_id"),
+    item_id=_REQUESTS.c.item_id == bindparam("item_id"),
+)
 
-def _request(ctx: ToolContext, request_id: str, action: str = "read") -> CatalogRequest:
+
+def _request(ctx: ToolContext, request_id: str, action: str = "read") -> Row:
     return get_in_scope(ctx, CatalogRequest, request_id, "request", "request", action)
 
 
-def _request_view(ctx: ToolContext, request: CatalogRequest) -> dict[str, Any]:
-    item = ctx.session.get(CatalogItem, request.item_id)
-    return {**row_dict(request), "item_name": item.name, "needs_approval": item.needs_approval}
+def _needs_approval(ctx: ToolContext, request: Row) -> bool:
+    return ctx.rows.need(CatalogItem, request["item_id"])["needs_approval"]
 
 
-def _move(ctx: ToolContext, name: str, request: CatalogRequest, status: str, note: str | None) -> dict[str, Any]:
+def _request_view(ctx: ToolContext, request: Row) -> dict[str, Any]:
+    item = ctx.rows.need(CatalogItem, request["item_id"])
+    return {**request, "item_name": item["name"], "needs_approval": item["needs_approval"]}
+
+
+def _move(ctx: ToolContext, name: str, request: Row, status: str, note: str | None) -> dict[str, Any]:
     """Set the request's status (and append ``note`` to its notes), with its audit entry."""
     updates: dict[str, Any] = {"status": status, "updated_at": ctx.timestamp}
     if note:
-        updates["notes"] = f"{request.notes}\n{note}" if request.notes else note
-    changed = apply_updates(request, updates, updates)
-    audit(ctx, name, "update", request, changed)
+        updates["notes"] = f"{request['notes']}\n{note}" if request["notes"] else note
+    changed = apply_updates(ctx, CatalogRequest, request, updates, updates)
+    audit(ctx, name, "update", CatalogRequest, request, changed)
     return _request_view(ctx, request)
 
 
-def _decidable(ctx: ToolContext, request_id: str, verb: str) -> CatalogRequest:
+def _decidable(ctx: ToolContext, request_id: str, verb: str) -> Row:
     """A submitted request for an item that needs approval, decided by a manager."""
     request = _request(ctx, request_id, "crud")
-    require_role(ctx, "manager", request.org_id)
-    if request.status != "submitted":
+    require_role(ctx, "manager", request["org_id"])
+    if request["status"] != "submitted":
         raise Conflict(
-            f"request {request.id} is {request.status}; only submitted ones are {verb}", error="illegal_transition"
+            f"request {request['id']} is {request['status']}; only submitted ones are {verb}",
+            error="illegal_transition",
         )
-    if not ctx.session.get(CatalogItem, request.item_id).needs_approval:
+    if not _needs_approval(ctx, request):
         raise Conflict(
-            f"request {request.id}'s item needs no approval: fulfil it directly", error="approval_not_required"
+            f"request {request['id']}'s item needs no approval: fulfil it directly", error="approval_not_required"
         )
     return request
 
@@ -95,10 +132,7 @@ def list_services(
     per_page: PerPage = 20,
 ) -> Any:
     """List the business services (Email, VPN, ...) with their status and owner group."""
-    query = scoped(ctx, select(Service), Service, "service", org_id)
-    if status is not None:
-        query = query.where(Service.status == status)
-    return paged(ctx, query.order_by(Service.id), page, per_page)
+    return ctx.rows.page(_SERVICES_LISTED, page, per_page, orgs=listed_orgs(ctx, "service", org_id), status=status)
 
 
 @tool(SVC, "GET", "/itsm/services/by-name")
@@ -109,16 +143,13 @@ def get_service_by_name(
 ) -> Any:
     """Look up a service by name (names repeat across organizations: give org_id to pick one), with
     its status, owner group and offerings."""
-    query = select(Service).where(func.lower(Service.name) == name.lower()).order_by(Service.id)
-    service = find_one(ctx, query, f"service named {name!r}", "service", org_id)
-    group = ctx.session.get(UserGroup, service.owner_group_id) if service.owner_group_id else None
-    offerings = ctx.session.scalars(
-        select(ServiceOffering).where(ServiceOffering.service_id == service.id).order_by(ServiceOffering.id)
-    )
+    service = find_one(ctx, _SERVICE_NAMED, f"service named {name!r}", "service", org_id, name=name.lower())
+    group = ctx.rows.get(UserGroup, service["owner_group_id"]) if service["owner_group_id"] else None
+    offerings = ctx.rows.find(ServiceOffering, ("id",), service_id=service["id"])
     return {
-        **row_dict(service),
-        "owner_group_name": group.name if group else None,
-        "offerings": [{"id": o.id, "name": o.name} for o in offerings],
+        **service,
+        "owner_group_name": group["name"] if group else None,
+        "offerings": [{"id": o["id"], "name": o["name"]} for o in offerings],
     }
 
 
@@ -131,20 +162,18 @@ def list_service_offerings(
     per_page: PerPage = 20,
 ) -> Any:
     """List service offerings (the variants of a service users consume)."""
-    query = scoped(ctx, select(ServiceOffering), ServiceOffering, "service", org_id)
-    if service_id is not None:
-        query = query.where(ServiceOffering.service_id == service_id)
-    return paged(ctx, query.order_by(ServiceOffering.id), page, per_page)
+    orgs = listed_orgs(ctx, "service", org_id)
+    return ctx.rows.page(_OFFERINGS_LISTED, page, per_page, orgs=orgs, service_id=service_id)
 
 
 @tool(SVC, "POST", "/itsm/services/status")
 def update_service_status(ctx: ToolContext, service_id: ServiceId, status: ServiceStatus) -> Any:
     """Set a service's status: operational, degraded, outage or retired."""
     service = get_in_scope(ctx, Service, service_id, "service", "service", "crud")
-    changed = apply_updates(service, {"status": status}, ["status"])
+    changed = apply_updates(ctx, Service, service, {"status": status}, ["status"])
     if changed:
-        audit(ctx, "update_service_status", "update", service, changed)
-    return {**row_dict(service), "changed": changed}
+        audit(ctx, "update_service_status", "update", Service, service, changed)
+    return {**service, "changed": changed}
 
 
 # --- the catalog --------------------------------------------------------------------------------------
@@ -160,18 +189,20 @@ def list_catalog_items(
     per_page: PerPage = 20,
 ) -> Any:
     """List the service catalog: what users can request, its price, and whether it needs approval."""
-    query = scoped(ctx, select(CatalogItem), CatalogItem, "catalog", org_id)
-    if category is not None:
-        query = query.where(func.lower(CatalogItem.category) == category.lower())
-    if active is not None:
-        query = query.where(CatalogItem.active.is_(active))
-    return paged(ctx, query.order_by(CatalogItem.id), page, per_page)
+    return ctx.rows.page(
+        _ITEMS_LISTED,
+        page,
+        per_page,
+        orgs=listed_orgs(ctx, "catalog", org_id),
+        category=None if category is None else category.lower(),
+        active=active,
+    )
 
 
 @tool(SVC, "GET", "/itsm/catalog/get")
 def get_catalog_item(ctx: ToolContext, item_id: ItemId) -> Any:
     """Look up one catalog item by id."""
-    return row_dict(get_in_scope(ctx, CatalogItem, item_id, "catalog item", "catalog"))
+    return get_in_scope(ctx, CatalogItem, item_id, "catalog item", "catalog")
 
 
 @tool(SVC, "POST", "/itsm/requests/create")
@@ -185,25 +216,24 @@ def request_catalog_item(
     """Request a catalog item for a user. Items that need approval wait for a manager's approve_request;
     others can be fulfilled at once."""
     item = get_in_scope(ctx, CatalogItem, item_id, "catalog item", "catalog")
-    actor = require(ctx, "request", "crud", item.org_id)
-    if not item.active:
-        raise Conflict(f"catalog item {item.id} ({item.name}) is not offered any more", error="inactive_item")
-    member_user(ctx, requested_for_id, item.org_id, "requested_for user")
-    request = CatalogRequest(
-        id=ctx.next_id(CatalogRequest),
-        org_id=item.org_id,
-        item_id=item.id,
-        requested_for_id=requested_for_id,
-        requested_by_id=actor.id,
-        quantity=quantity,
-        status="submitted",
-        notes=notes,
-        created_at=ctx.timestamp,
-        updated_at=ctx.timestamp,
-    )
-    ctx.session.add(request)
-    ctx.session.flush()
-    audit(ctx, "request_catalog_item", "create", request, row_dict(request))
+    actor = require(ctx, "request", "crud", item["org_id"])
+    if not item["active"]:
+        raise Conflict(f"catalog item {item['id']} ({item['name']}) is not offered any more", error="inactive_item")
+    member_user(ctx, requested_for_id, item["org_id"], "requested_for user")
+    request = {
+        "id": ctx.rows.next_id(CatalogRequest),
+        "org_id": item["org_id"],
+        "item_id": item["id"],
+        "requested_for_id": requested_for_id,
+        "requested_by_id": actor["id"],
+        "quantity": quantity,
+        "status": "submitted",
+        "notes": notes,
+        "created_at": ctx.timestamp,
+        "updated_at": ctx.timestamp,
+    }
+    ctx.rows.insert(CatalogRequest, request)
+    audit(ctx, "request_catalog_item", "create", CatalogRequest, request, request)
     return _request_view(ctx, request)
 
 
@@ -235,10 +265,12 @@ def fulfil_request(
 ) -> Any:
     """Mark a request fulfilled: an approved one, or a submitted one whose item needs no approval."""
     request = _request(ctx, request_id, "crud")
-    if request.status not in OPEN:
-        raise Conflict(f"request {request.id} is {request.status}; it cannot be fulfilled", error="illegal_transition")
-    if request.status == "submitted" and ctx.session.get(CatalogItem, request.item_id).needs_approval:
-        raise Conflict(f"request {request.id} needs a manager's approval first", error="not_approved")
+    if request["status"] not in OPEN:
+        raise Conflict(
+            f"request {request['id']} is {request['status']}; it cannot be fulfilled", error="illegal_transition"
+        )
+    if request["status"] == "submitted" and _needs_approval(ctx, request):
+        raise Conflict(f"request {request['id']} needs a manager's approval first", error="not_approved")
     return _move(ctx, "fulfil_request", request, "fulfilled", notes and f"Fulfilled: {notes}")
 
 
@@ -248,8 +280,10 @@ def cancel_request(
 ) -> Any:
     """Cancel a submitted or approved request."""
     request = _request(ctx, request_id, "crud")
-    if request.status not in OPEN:
-        raise Conflict(f"request {request.id} is {request.status}; it cannot be cancelled", error="illegal_transition")
+    if request["status"] not in OPEN:
+        raise Conflict(
+            f"request {request['id']} is {request['status']}; it cannot be cancelled", error="illegal_transition"
+        )
     return _move(ctx, "cancel_request", request, "cancelled", f"Cancelled: {reason}")
 
 
@@ -271,12 +305,13 @@ def list_requests(
     per_page: PerPage = 20,
 ) -> Any:
     """List catalog requests, optionally filtered, by number."""
-    query = scoped(ctx, select(CatalogRequest), CatalogRequest, "request", org_id)
-    query = matching(
-        query,
-        (CatalogRequest.status, status),
-        (CatalogRequest.requested_for_id, requested_for_id),
-        (CatalogRequest.requested_by_id, requested_by_id),
-        (CatalogRequest.item_id, item_id),
+    return ctx.rows.page(
+        _REQUESTS_LISTED,
+        page,
+        per_page,
+        orgs=listed_orgs(ctx, "request", org_id),
+        status=status,
+        requested_for_id=requested_for_id,
+        requested_by_id=requested_by_id,
+        item_id=item_id,
     )
-    return paged(ctx, query.order_by(CatalogRequest.id), page, per_page)
