@@ -6,17 +6,23 @@ tests/test_atomicity.py, whose failpoint reaches their statements too."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 
 from simtenant.episode import Episode
 from simtenant.schema.base import Base
 from simtenant.schema.commerce.inventory import Product
 from simtenant.tools import REGISTRY
-from simtenant.tools.engine.dispatch import ToolContext, row_dict, transaction
+from simtenant.tools.engine.dispatch import ToolContext, transaction
 from simtenant.tools.engine.rows import Rows, driver
 from simtenant.world import get_world, worlds
+
+
+def row_dict(row: Any) -> dict[str, Any]:
+    """A mapped object's columns as a dict, as the ORM reads them."""
+    return {attr.key: getattr(row, attr.key) for attr in inspect(row).mapper.column_attrs}
 
 
 def context(episode: Episode) -> ToolContext:
@@ -55,7 +61,7 @@ def test_the_sessions_pending_changes_are_written_before_rows_read(tmp_path):
     task = get_world("commerce").tasks["commerce/refund-damaged-item"]
     with Episode.start(task, tmp_path / "e.db") as episode, episode.session.begin():
         ctx = context(episode)
-        product = ctx.get(Product, "SKU-445")
+        product = episode.session.get(Product, "SKU-445")
         product.stock += 5
         assert ctx.rows.need(Product, "SKU-445")["stock"] == product.stock
 

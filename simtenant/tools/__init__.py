@@ -3,7 +3,7 @@ package per world, a module per service."""
 
 from . import automation, commerce, homeservices, itsm
 from .engine import harness, search
-from .engine.dispatch import ToolContext, canonical_json, dispatch, row_dict
+from .engine.dispatch import ToolContext, canonical_json, dispatch
 from .engine.registry import REGISTRY, Tool, tool, tools_of
 
 __all__ = [
@@ -17,7 +17,6 @@ __all__ = [
     "harness",
     "homeservices",
     "itsm",
-    "row_dict",
     "search",
     "tool",
     "tools_of",

@@ -16,17 +16,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache, cached_property
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ValidationError
-from sqlalchemy import Select, and_, bindparam, func, inspect, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.util import identity_key
 
 from ...errors import Conflict, Forbidden, InvalidArgument, NotFound, SimtenantError
-from ...schema.harness import CallRecord, EpisodeRecord, SequenceRecord
+from ...schema.harness import CallRecord, EpisodeRecord
 from ...task import utc_text
 from .rows import Rows, driver
 
@@ -61,7 +59,9 @@ def canonical_json(value: Any) -> str:
 
 @dataclass
 class ToolContext:
-    """What a tool may use: the open session, the frozen clock and the acting identity."""
+    """What a tool may use: the call's tables (``rows``), the frozen clock, the acting identity and the
+    episode. Tools read and write through ``rows``; the session under it is the episode's (a write made
+    through it joins the call's transaction too, for scripts and tests)."""
 
     session: Session
     now: datetime
@@ -89,52 +89,10 @@ class ToolContext:
     def timestamp(self) -> str:
         return utc_text(self.now)
 
-    def get(self, model: type, key: Any, what: str | None = None) -> Any:
-        """The row of ``model`` with primary key ``key``, or a 404."""
-        if identity_key(model, key) in self.session.identity_map:
-            row = self.session.get(model, key)  # held already: no statement at all
-        else:  # one statement built once per model (session.get builds its query anew at every miss)
-            values = key if isinstance(key, tuple) else (key,)
-            row = self.session.scalars(_by_key(model), {str(i): v for i, v in enumerate(values)}).first()
-        if row is None:
-            raise NotFound(f"{what or model.__tablename__} {key!r} not found")
-        return row
-
     def finish(self, answer: str) -> None:
         """Mark the episode finished with its final answer (for tools that end it)."""
         self.rows.update(EpisodeRecord, 1, {"status": "finished", "answer": answer})
         self.finished = True
-
-    def next_id(self, model: type) -> str:
-        """The next id of ``model``'s sequence, formatted by its ``id_format``."""
-        table = model.__table__
-        sequence = self.session.get(SequenceRecord, table.name)
-        if sequence is None:
-            raise Conflict(f"table {table.name} has no id sequence")
-        value = sequence.next_value
-        sequence.next_value = value + 1
-        return table.info["id_format"].format(value)
-
-
-@cache
-def _by_key(model: type) -> Select:
-    """``model``'s row by primary key, its values bound by position (0, 1, …); like ``session.get``, it
-    flushes nothing first."""
-    columns = inspect(model).primary_key
-    clause = and_(*(column == bindparam(str(i)) for i, column in enumerate(columns)))
-    return select(model).where(clause).execution_options(autoflush=False)
-
-
-def row_dict(row: Any) -> dict[str, Any]:
-    """A mapped row as a plain dict of its columns."""
-    return {attr.key: getattr(row, attr.key) for attr in inspect(row).mapper.column_attrs}
-
-
-def paged(ctx: ToolContext, query: Select, page: int, per_page: int) -> dict[str, Any]:
-    """A page of ``query``'s rows (the query must be ordered, so pages are stable) and the total."""
-    total = ctx.session.scalar(select(func.count()).select_from(query.subquery())) or 0
-    rows = ctx.session.scalars(query.offset((page - 1) * per_page).limit(per_page))
-    return {"page": page, "per_page": per_page, "total": total, "rows": [row_dict(r) for r in rows]}
 
 
 @dataclass

@@ -151,7 +151,6 @@ def grants(ctx: ToolContext) -> Grants:
 def forget_grants(ctx: ToolContext) -> None:
     """Drop the memo, for a tool that changes the roles it was read from."""
     ctx.memo.pop(_MEMO, None)
-    ctx.memo.pop("itsm_grants_orm", None)  # the ORM helpers' memo (common_orm), while it lasts
 
 
 def acting_user(ctx: ToolContext) -> Row:
