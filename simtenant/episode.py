@@ -22,7 +22,7 @@ from .errors import Conflict
 from .task import Task
 from .task.shaping import ShapedTracker
 from .tools import Tool, dispatch
-from .tools.engine.dispatch import Outcome
+from .tools.engine.dispatch import Memo, Outcome
 from .tools.engine.rows import driver
 from .world import DEFAULT_MAX_STEPS, USER_TOOL, Briefing, World, get_world
 
@@ -51,7 +51,7 @@ class Episode:
         self.shows_rewards = task.reward == "shaped"
         # One connection and session for the episode's life: only this episode writes its file.
         self.connection = db.connect(self.path)
-        self.read_memo: dict[str, Any] = {}  # kept by the dispatcher across reads, emptied by writes
+        self.memo = Memo()  # what tools remember across calls (the acting user's grants), see Memo
         self.session = Session(bind=self.connection, expire_on_commit=False)
         self.calls = calls
 

@@ -22,7 +22,7 @@ import pytest
 
 from simtenant.episode import Episode
 from simtenant.task import Task
-from simtenant.tools.engine.dispatch import Outcome
+from simtenant.tools.engine.dispatch import Memo, Outcome
 from simtenant.tools.engine.rows import driver
 from simtenant.world import get_task, get_world
 
@@ -603,30 +603,44 @@ def test_hidden_duplicates_do_not_say_whose_they_are(ep, world_rows):
     assert "CI-09001" in error["message"]  # in scope: named
 
 
-def test_the_acting_users_grants_are_read_once_per_run_of_reads(ep):
-    """Once per write call (which may change them), once for a run of reads after it, again for another actor."""
+def test_the_acting_users_grants_are_read_once_until_a_call_writes_their_tables(ep):
+    """Read once, however many calls use them (reads and writes alike); again for another actor, and
+    after a call that writes a table they come from (a role granted)."""
     statements: list[str] = []
     connection = driver(ep.session)
     connection.set_trace_callback(statements.append)  # every statement run, the session's and Rows' alike
-    for tool, args, reads_of_grants in [
-        ("create_incident", WRITES["create_incident"], 1),
-        ("get_incident_by_number", {"incident_number": "INC0009001"}, 1),
-        ("list_incidents", {"per_page": 50}, 0),
-        ("count_incidents_by_group", {}, 0),
-        ("link_knowledge_to_incident", {"incident_number": "INC0009001", "article_id": "KB0009001",
-                                        "relation": "applied"}, 1),
-        ("send_notification", WRITES["send_notification"], 1),
-        ("get_group_by_name", {"name": "Beta Service Desk"}, 1),
-        ("list_incidents", {"per_page": 50}, 0),
+    for actor, tool, args, reads_of_grants in [
+        (PROVIDER, "create_incident", WRITES["create_incident"], 1),
+        (PROVIDER, "get_incident_by_number", {"incident_number": "INC0009001"}, 0),
+        (PROVIDER, "list_incidents", {"per_page": 50}, 0),
+        (PROVIDER, "count_incidents_by_group", {}, 0),
+        (PROVIDER, "link_knowledge_to_incident", {"incident_number": "INC0009001", "article_id": "KB0009001",
+                                                  "relation": "applied"}, 0),
+        (PROVIDER, "send_notification", WRITES["send_notification"], 0),
+        (PROVIDER, "get_group_by_name", {"name": "Beta Service Desk"}, 0),
+        (BETA_MANAGER, "list_incidents", {"per_page": 50}, 1),  # another actor: their own grants
+        (BETA_MANAGER, "assign_role", WRITES["assign_role"], 0),
+        (BETA_MANAGER, "list_incidents", {"per_page": 50}, 1),  # a role was granted: read again
+        (BETA_MANAGER, "list_incidents", {"per_page": 50}, 0),
     ]:  # fmt: skip
         statements.clear()
-        outcome = call(ep, PROVIDER, tool, args)
+        outcome = call(ep, actor, tool, args)
         assert outcome.ok, (tool, outcome.error)
-        assert sum("FROM user_roles" in s for s in statements) == reads_of_grants, (tool, statements)
-    statements.clear()
-    call(ep, BETA_AGENT, "list_incidents", {"per_page": 50})
-    assert sum("FROM user_roles" in s for s in statements) == 1  # another actor: their own grants
+        assert sum("FROM user_roles JOIN organizations" in s for s in statements) == reads_of_grants, (tool, statements)
     connection.set_trace_callback(None)
+
+
+def test_a_failed_call_forgets_what_was_read_from_the_tables_it_wrote():
+    """Its writes are rolled back, and anything read after them with them; other entries stay."""
+    memo = Memo()
+    memo.put("grants", "read from roles", ["user_roles", "sys_users"])
+    memo.put("catalogue", "read from services", ["services"])
+    memo.forget({"incidents"})
+    assert memo.get("grants") and memo.get("catalogue")
+    memo.forget({"user_roles", "audit_log"})
+    assert memo.get("grants") is None and memo.get("catalogue")
+    memo.forget(None)  # a call that wrote through the session: its tables are not known
+    assert memo.get("catalogue") is None
 
 
 # --- one organization at a time: the org_id filter of lists and reports ------------------------------

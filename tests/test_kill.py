@@ -29,8 +29,8 @@ TASK = "itsm-msp/inc-lindqvist-assign-after-granting-client-access"
 CHILD = """
 import sys, time
 from pathlib import Path
-from sqlalchemy import event
 from simtenant.episode import Episode
+from simtenant.tools.engine.rows import driver
 from simtenant.world import get_task
 
 
@@ -43,15 +43,15 @@ for call in task.gold[:before]:
     assert episode.call(call.tool, call.args).ok
 writes = 0
 
-def stall(_conn, _cursor, statement, *_args):
+def stall(statement):
     global writes
     if statement.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE")):
         writes += 1
-        if writes == 2:  # one write done, the next about to be: stop here until killed
+        if writes == 2:  # one write done, the next about to run: stop here until killed
             marker.write_text("in the middle of a call")
             time.sleep(120)
 
-event.listen(episode.connection, "before_cursor_execute", stall)
+driver(episode.session).set_trace_callback(stall)  # every statement on the episode's connection
 episode.call(task.gold[before].tool, task.gold[before].args)
 """
 

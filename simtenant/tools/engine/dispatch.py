@@ -12,7 +12,7 @@ import difflib
 import json
 import math
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -57,6 +57,32 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+class Memo:
+    """What tools remember across an episode's calls, each entry with the tables it was read from; the
+    dispatcher forgets an entry once a call writes one of its tables (committed or not), and every
+    entry after a call that wrote through the session, whose tables it does not know."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[Any, frozenset[str]]] = {}
+
+    def get(self, key: str) -> Any:
+        entry = self._entries.get(key)
+        return None if entry is None else entry[0]
+
+    def put(self, key: str, value: Any, tables: Iterable[str]) -> None:
+        self._entries[key] = (value, frozenset(tables))
+
+    def pop(self, key: str) -> None:
+        self._entries.pop(key, None)
+
+    def forget(self, written: set[str] | None) -> None:
+        """Drop the entries read from any of the ``written`` tables (None: every entry)."""
+        if written is None:
+            self._entries.clear()
+        elif written and self._entries:
+            self._entries = {k: e for k, e in self._entries.items() if not e[1] & written}
+
+
 @dataclass
 class ToolContext:
     """What a tool may use: the call's tables (``rows``), the frozen clock, the acting identity and the
@@ -68,9 +94,9 @@ class ToolContext:
     actor: str | None
     episode: Served
     finished: bool = False  # set by finish(): the episode ends when this call commits
-    # What tools may remember from one call to the next until a call of a writing tool (the dispatcher
-    # empties it then): say, the acting user's grants, the same for every read in a row.
-    memo: dict[str, Any] = field(default_factory=dict)
+    # What tools remember from one call to the next (the episode's), each entry with the tables it was
+    # read from: say, the acting user's grants, read again only after a call that writes those tables.
+    memo: Memo = field(default_factory=Memo)
     _rows: Rows | None = None
 
     @property
@@ -84,6 +110,12 @@ class ToolContext:
     def wrote_rows(self) -> bool:
         """Whether the call wrote through ``rows`` (the session's objects are then out of date)."""
         return self._rows is not None and self._rows.wrote
+
+    def written(self) -> set[str] | None:
+        """The tables the call wrote through ``rows``; None when the session joined it (unknown tables)."""
+        if self.session.in_transaction():
+            return None
+        return set() if self._rows is None else self._rows.written
 
     @property
     def timestamp(self) -> str:
@@ -147,14 +179,11 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
         episode.calls += 1
         return outcome
     context = ToolContext(session=session, now=episode.now, actor=episode.actor, episode=episode)
-    tool = episode.tools.get(name)
-    memo = getattr(episode, "read_memo", None)
-    if memo is not None and tool is not None and not tool.writes:
-        context.memo = memo  # a read shares the episode's memo; a write starts and leaves an empty one
-    elif memo is not None:
-        memo.clear()
+    memo = getattr(episode, "memo", None)
+    if memo is not None:
+        context.memo = memo
     try:
-        with transaction(session):
+        with transaction(session), _forgetting(context):
             result_text = canonical_json(_run(episode, context, name, args, only_offered))
             # read back from its JSON text, so the result is plain data, identical to what is recorded
             outcome.result, outcome.ok = json.loads(result_text), True
@@ -183,6 +212,16 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
         _record(session, outcome)
     episode.calls += 1
     return outcome
+
+
+@contextmanager
+def _forgetting(context: ToolContext) -> Iterator[None]:
+    """Once the call has run (or failed: its writes are rolled back, and what was read after them with
+    them), forget what the memo read from the tables it wrote."""
+    try:
+        yield
+    finally:
+        context.memo.forget(context.written())
 
 
 @contextmanager

@@ -244,8 +244,13 @@ class Rows:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.wrote = False  # whether this call wrote through Rows (the session's objects are then stale)
+        self.written: set[str] = set()  # the tables this call wrote through Rows
         self._driver: sqlite3.Connection | None = None
+
+    @property
+    def wrote(self) -> bool:
+        """Whether this call wrote through Rows (the session's objects are then out of date)."""
+        return bool(self.written)
 
     def _connection(self) -> sqlite3.Connection:
         if self._driver is None:
@@ -315,14 +320,14 @@ class Rows:
     def insert(self, model: Any, values: Mapping[str, Any]) -> int:
         """Insert a row (the columns' scalar defaults filled in); returns its rowid (an integer key's value)."""
         row = {**{c: v for c, v in _defaults(model) if c not in values}, **values}
-        self.wrote = True
+        self.written.add(_table(model).name)
         return self.execute(_insert(model, tuple(row)), row).lastrowid or 0
 
     def update(self, model: Any, key: Any, values: Mapping[str, Any]) -> None:
         """Set ``values`` on the row with primary key ``key`` (which must exist)."""
         if not values:
             return
-        self.wrote = True
+        self.written.add(_table(model).name)
         named = {**_key_values(model, key), **{f"set_{c}": v for c, v in values.items()}}
         cursor = self.execute(_update(model, tuple(values)), named)
         if cursor.rowcount != 1:
@@ -339,14 +344,14 @@ class Rows:
 
     def delete(self, model: Any, key: Any) -> None:
         """Delete the row of ``model`` with primary key ``key`` (which must exist)."""
-        self.wrote = True
+        self.written.add(_table(model).name)
         if self.execute(_delete(model), _key_values(model, key)).rowcount != 1:
             raise NotFound(f"{_table(model).name} {key!r} not found")
 
     def next_id(self, model: Any) -> str:
         """The next id of ``model``'s sequence, formatted by its ``id_format``."""
         table = _table(model)
-        self.wrote = True
+        self.written.add(_SEQUENCES.name)
         taken = self.execute(_TAKE_NEXT, {"name": table.name}).fetchone()  # one statement: moved and read
         if taken is None:
             raise Conflict(f"table {table.name} has no id sequence")

@@ -50,7 +50,8 @@ OrgId = Annotated[
 ]
 InOrg = Annotated[str | None, Field(description="Only records of this organization (one you hold a role in)")]
 
-_MEMO = "itsm_grants"  # the acting user's grants, in the call's memo (kept across reads until a write)
+_MEMO = "itsm_grants"  # the acting user's grants, in the episode's memo until a call writes their tables
+_GRANT_TABLES = tuple(m.__table__.name for m in (SysUser, UserRole, Organization, RolePermission, Permission))
 
 _ROLES, _ORGS, _LINKS, _PERMISSIONS = (
     UserRole.__table__,
@@ -114,8 +115,9 @@ class Grants:
 
 
 def grants(ctx: ToolContext) -> Grants:
-    """The acting user's grants, memoised in the call's memo: one query for a run of reads, however many
-    checks they make (a write starts afresh). The acting user must be known, active and not locked, or the
+    """The acting user's grants, memoised in the episode's memo: read once, however many calls and checks
+    use them, and again only after a call that writes a table they come from (a user, a role held, an
+    organization, a role's permissions). The acting user must be known, active and not locked, or the
     call is refused."""
     memo = ctx.memo.get(_MEMO)
     if memo is not None and memo.actor == ctx.actor:
@@ -144,13 +146,13 @@ def grants(ctx: ToolContext) -> Grants:
         rights={org: {res: frozenset(a) for res, a in by.items()} for org, by in rights.items()},
         inactive=frozenset(inactive),
     )
-    ctx.memo[_MEMO] = memo
+    ctx.memo.put(_MEMO, memo, _GRANT_TABLES)
     return memo
 
 
 def forget_grants(ctx: ToolContext) -> None:
     """Drop the memo, for a tool that changes the roles it was read from."""
-    ctx.memo.pop(_MEMO, None)
+    ctx.memo.pop(_MEMO)
 
 
 def acting_user(ctx: ToolContext) -> Row:
