@@ -168,11 +168,14 @@ class World:
 
     def load_task(self, path: Path) -> Task:
         """Read one task file of this world; a task that declares no difficulty gets the one its gold's
-        writes and its operator's facts give (``derived_difficulty``)."""
+        writes (to the world: finishing and messages to the operator are not counted) and its operator's
+        facts give (``derived_difficulty``)."""
         task = load_task(self.name, path)
         if task.difficulty is not None:
             return task
-        writes = sum(1 for call in task.gold if (tool := self.operation(call)) is not None and tool.writes)
+        writes = sum(
+            1 for c in task.gold if (tool := self.operation(c)) is not None and tool.writes and not tool.harness
+        )
         facts = len(task.user.facts) if task.user is not None else 0
         return task.model_copy(update={"difficulty": derived_difficulty(writes, facts)})
 

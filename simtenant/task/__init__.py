@@ -251,9 +251,9 @@ def split_of(world: str, family: str) -> str:
 
 def derived_difficulty(writes: int, facts_to_ask: int) -> str:
     """A task's tier when its file declares none, from the work its gold does: ``easy`` at most one
-    write and one fact to ask the operator for; ``hard`` five writes or more, or three facts or more;
+    write and one fact to ask the operator for; ``hard`` four writes or more, or three facts or more;
     ``medium`` otherwise."""
-    if writes >= 5 or facts_to_ask >= 3:
+    if writes >= 4 or facts_to_ask >= 3:
         return "hard"
     if writes <= 1 and facts_to_ask <= 1:
         return "easy"
