@@ -53,7 +53,7 @@ Address = Annotated[
         description="A US delivery address ending 'City, ST 12345', e.g. '88 SE Alder St, Portland, OR 97214'",
     ),
 ]
-_STATE = re.compile(r",\s*([A-Z]{2})\s+\d{5}(?:-\d{4})?\s*$")
+_STATE = re.compile(r",\s*([A-Z]{2})\s+(\d{5})(?:-\d{4})?\s*$")
 
 _SHIPMENTS, _CARRIERS, _CLAIMS = ShipShipment.__table__, ShipCarrier.__table__, ShipClaim.__table__
 SHIPMENTS = Filtered(
@@ -84,6 +84,11 @@ SHIPMENTS_OF_ORDER = Statement.of(
     select(_SHIPMENTS).where(_SHIPMENTS.c.order_id == bindparam("order_id")).order_by(_SHIPMENTS.c.id)
 )
 CARRIERS = Statement.of(select(_CARRIERS).order_by(_CARRIERS.c.id))
+SHIPMENTS_TO_ZIP = Statement.of(  # labels without an order already bought to a ZIP code (bound as "% 97214")
+    select(func.count().label("n")).where(
+        _SHIPMENTS.c.order_id.is_(None), _SHIPMENTS.c.address.like(bindparam("pattern"))
+    )
+)
 
 
 class PackageInput(BaseModel):
@@ -103,9 +108,15 @@ def state_of(address: str) -> str:
     return found.group(1)
 
 
+def zip_of(address: str) -> str:
+    state_of(address)
+    return _STATE.search(address).group(2)  # type: ignore[union-attr]
+
+
 def tracking_number(code: str, key: str) -> str:
     """A carrier's tracking number for a label: its code and ten digits drawn from what the label is for
-    (the same label whatever else was bought before it)."""
+    (an order's, a return's, or a parcel's ZIP code, the service and how many labels went before it there),
+    not from how the address is written nor what else was bought before it."""
     digits = int(hashlib.sha256(key.encode()).hexdigest(), 16) % 10**10
     return f"{code}{digits:010d}"
 
@@ -216,8 +227,13 @@ def _buy_label(
         error = "carrier_inactive" if carrier["status"] != "active" else "carrier_cannot_take"
         raise Conflict(_why_not(carrier, weights, state), error=error)
     order_id, return_id = links.get("order_id"), links.get("return_id")
-    earlier = len(ctx.rows.all(SHIPMENTS_OF_ORDER, order_id=order_id)) if order_id else 0
-    key = f"{order_id}|{return_id}|{recipient}|{address}|{service}|{earlier}"
+    if order_id:
+        earlier = len(ctx.rows.all(SHIPMENTS_OF_ORDER, order_id=order_id))
+        key = f"{order_id}|{return_id}|{service}|{earlier}"
+    else:
+        zip_code = zip_of(address)
+        earlier = ctx.rows.value(SHIPMENTS_TO_ZIP, pattern=f"% {zip_code}")
+        key = f"{zip_code}|{service}|{earlier}"
     number = tracking_number(carrier["code"], key)
     while ctx.rows.value(TRACKING_TAKEN, number=number) is not None:
         key += "+"
