@@ -358,7 +358,7 @@ def store_update_variant(
 ) -> Any:
     """Change a product's price or stock level (inventory): update one of its variants (SKUs), option or weight."""
     variant = ctx.rows.need(StoreVariant, variant_id, "variant")
-    update_given(
+    changed = update_given(
         ctx,
         StoreVariant,
         variant,
@@ -367,8 +367,9 @@ def store_update_variant(
         option=option,
         weight_lb=weight_lb,
     )
-    product = ctx.rows.need(StoreProduct, variant["product_id"], "product")
-    ctx.rows.change(StoreProduct, product, {"updated_at": ctx.timestamp})
+    if changed:
+        product = ctx.rows.need(StoreProduct, variant["product_id"], "product")
+        ctx.rows.change(StoreProduct, product, {"updated_at": ctx.timestamp})
     return variant
 
 
