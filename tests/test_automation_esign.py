@@ -26,7 +26,7 @@ def test_list_and_get_envelopes(episode):
     assert [(e["id"], e["status"]) for e in coastline["rows"]] == [("ENV-0001", "completed"), ("ENV-0002", "voided")]
     waiting = ok(episode, "esign_list_envelopes", {"awaiting_my_signature": True}, actor=RAFAEL)
     assert [e["id"] for e in waiting["rows"]] == ["ENV-0005", "ENV-0004"]  # not ENV-0006: the vendor signs first
-    assert ok(episode, "esign_list_envelopes", {"recipient": "harborview.example"})["total"] == 2
+    assert ok(episode, "esign_list_envelopes", {"recipient": "harborview"})["total"] == 1  # not the Group's draft NDA
     envelope = ok(episode, "esign_get_envelope", {"envelope_id": "ENV-0004"})
     assert envelope["waiting_on"] == [RAFAEL] and envelope["documents"][0]["file_id"] == "FILE-0024"
     document = ok(episode, "esign_get_document", {"document_id": "EDOC-0002"})
@@ -86,29 +86,30 @@ def test_recipients_are_checked(episode):
     refused(episode, "esign_send_envelope", {"envelope_id": only_cc["id"]}, 409, "no_signers")
 
 
-def test_correct_a_draft_recipient_then_send_as_its_sender(episode):
+def test_complete_a_draft_then_send_it_as_its_sender(episode):
     refused(episode, "esign_send_envelope", {"envelope_id": "ENV-0003"}, 403, "not_the_sender", actor=MARCUS)
+    args = {"envelope_id": "ENV-0003", "name": "Karen Ito", "email": "karen@harborview.example"}
+    added = ok(episode, "esign_add_recipient", args, actor=LENA)
+    assert (added["id"], added["routing_order"], added["status"]) == ("RCP-0024", 1, "waiting")
     fixed = ok(
         episode,
         "esign_update_recipient",
-        {"recipient_id": "RCP-0006", "name": "Karen Ito-Lang", "email": "karen@harborviewgroup.example"},
-        actor=LENA,
+        {"recipient_id": "RCP-0024", "name": "Karen Ito-Lang", "email": "karen@harborviewgroup.example"},
     )
     assert fixed["changed"] == ["name", "email"]
-    ok(episode, "esign_send_envelope", {"envelope_id": "ENV-0003"}, actor=LENA)
+    refused(
+        episode, "esign_add_recipient", {**args, "email": "KAREN@harborviewgroup.example"}, 409, "duplicate_recipient"
+    )
+    ok(episode, "esign_send_envelope", {"envelope_id": "ENV-0003"})
     assert recipients(episode, "ENV-0003") == [
-        ("karen@harborviewgroup.example", "signer", 1, "sent"),
         (LENA, "signer", 2, "waiting"),
+        ("karen@harborviewgroup.example", "signer", 1, "sent"),
     ]
     refused(
-        episode,
-        "esign_update_recipient",
-        {"recipient_id": "RCP-0007", "routing_order": 3},
-        409,
-        "envelope_not_draft",
-        actor=LENA,
+        episode, "esign_update_recipient", {"recipient_id": "RCP-0006", "routing_order": 3}, 409, "envelope_not_draft"
     )
-    refused(episode, "esign_remove_recipient", {"recipient_id": "RCP-0007"}, 409, "envelope_not_draft", actor=LENA)
+    refused(episode, "esign_remove_recipient", {"recipient_id": "RCP-0006"}, 409, "envelope_not_draft")
+    refused(episode, "esign_add_recipient", {**args, "email": "x@y.example"}, 409, "envelope_not_draft")
 
 
 def test_countersign_completes_and_decline_declines(episode):
@@ -122,7 +123,7 @@ def test_countersign_completes_and_decline_declines(episode):
         actor=RAFAEL,
     )
     assert declined["status"] == "declined"
-    assert rows(episode.path, "SELECT status, declined_reason FROM esign_recipients WHERE id = 'RCP-0011'") == [
+    assert rows(episode.path, "SELECT status, declined_reason FROM esign_recipients WHERE id = 'RCP-0010'") == [
         ("declined", "Teak is $14.20, not $14.80.")
     ]
     refused(episode, "esign_sign_envelope", {"envelope_id": "ENV-0006"}, 409, "not_your_turn", actor=RAFAEL)
