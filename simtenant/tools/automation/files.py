@@ -386,13 +386,14 @@ def files_copy_file(
     name: Annotated[FileName, Field(description="The copy's name, e.g. 'Offer letter - Jane Doe'")],
     folder_id: Annotated[str | None, Field(description="The folder for the copy; default: the same folder")] = None,
 ) -> dict[str, Any]:
-    """Make a copy of a file (say, of a template) under a new name, in the same or another folder; you own the copy."""
+    """Make a copy of a file (say, of a template) under a new name, in the same or another folder: a new
+    file with its text, owned by you."""
     source, folder, _ = seen_file(ctx, file_id)
     if source["status"] == "trashed":
         raise Conflict(f"file {source['id']} is in the trash", error="file_trashed")
     target = folder if folder_id is None else _folder(ctx, folder_id)
     _leaving(ctx, folder, target)
-    return files_create_file(ctx, target["id"], name, source["content"], source["description"])
+    return files_create_file(ctx, target["id"], name, source["content"])  # a new file: no description of its own
 
 
 @tool(SERVICE, "POST", "/files/{file_id}/archive")
