@@ -41,7 +41,7 @@ def test_responses_come_with_their_answers_and_filters(episode):
         ("QST-0014", "Greenleaf Garden Centers"),
         ("QST-0015", "1"),
     ]
-    one = ok(episode, "forms_get_response", {"response_id": "RESP-0030"})
+    one = ok(episode, "forms_get_response", {"response_id": "RESP-0029"})
     assert one["form_title"] == "Customer satisfaction survey - Q3 2026" and one["respondent_name"] == "Tess Moran"
     assert ok(episode, "forms_list_responses", {"respondent": "okafor"})["total"] == 1
     summary = ok(episode, "forms_summarize_responses", {"form_id": "FORM-005"})
@@ -52,19 +52,19 @@ def test_responses_come_with_their_answers_and_filters(episode):
 
 
 def test_triage_a_response(episode):
-    reviewed = ok(episode, "forms_review_response", {"response_id": "RESP-0030", "note": "Ticket opened for Tess."})
+    reviewed = ok(episode, "forms_review_response", {"response_id": "RESP-0029", "note": "Ticket opened for Tess."})
     assert (reviewed["status"], reviewed["reviewed_by"], reviewed["reviewed_at"]) == (
         "reviewed",
         GRACE,
         "2026-09-14T09:00:00Z",
     )
-    refused(episode, "forms_review_response", {"response_id": "RESP-0030"}, 409, "already_reviewed")
-    assert ok(episode, "forms_review_response", {"response_id": "RESP-0025", "status": "spam"})["status"] == "spam"
-    back = ok(episode, "forms_review_response", {"response_id": "RESP-0025", "status": "new"})
+    refused(episode, "forms_review_response", {"response_id": "RESP-0029"}, 409, "already_reviewed")
+    assert ok(episode, "forms_review_response", {"response_id": "RESP-0024", "status": "spam"})["status"] == "spam"
+    back = ok(episode, "forms_review_response", {"response_id": "RESP-0024", "status": "new"})
     assert (back["status"], back["reviewed_by"], back["review_note"]) == ("new", None, None)
-    deleted = ok(episode, "forms_delete_response", {"response_id": "RESP-0025"})
-    assert deleted == {"deleted": "RESP-0025", "form_id": "FORM-003"}
-    assert rows(episode.path, "SELECT count(*) FROM forms_answers WHERE response_id = 'RESP-0025'") == [(0,)]
+    deleted = ok(episode, "forms_delete_response", {"response_id": "RESP-0024"})
+    assert deleted == {"deleted": "RESP-0024", "form_id": "FORM-003"}
+    assert rows(episode.path, "SELECT count(*) FROM forms_answers WHERE response_id = 'RESP-0024'") == [(0,)]
 
 
 def test_submit_a_response_checked_against_the_questions(episode):
@@ -75,7 +75,7 @@ def test_submit_a_response_checked_against_the_questions(episode):
         {"form_id": "FORM-005", "respondent_email": "Jonas@SummitResorts.example", "answers": answers},
     )
     assert (submitted["id"], submitted["respondent_email"], submitted["status"]) == (
-        "RESP-0039",
+        "RESP-0038",
         "jonas@summitresorts.example",
         "new",
     )
