@@ -64,7 +64,8 @@ class FormsResponse(Base):
     respondent_name: Mapped[str | None] = mapped_column(String)
     submitted_at: Mapped[str] = mapped_column(String)
     status: Mapped[str] = mapped_column(String, default="new")
-    review_note: Mapped[str | None] = mapped_column(Text, info=TEXT)
+    # the triage is the status; a note beside it is commentary, whatever it says
+    review_note: Mapped[str | None] = mapped_column(Text, info=IGNORE)
     reviewed_by: Mapped[str | None] = mapped_column(String)
     reviewed_at: Mapped[str | None] = mapped_column(String)
 
