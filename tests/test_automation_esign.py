@@ -127,6 +127,14 @@ def test_countersign_completes_and_decline_declines(episode):
         ("declined", "Teak is $14.20, not $14.80.")
     ]
     refused(episode, "esign_sign_envelope", {"envelope_id": "ENV-0006"}, 409, "not_your_turn", actor=RAFAEL)
+    refused(
+        episode,
+        "esign_sign_envelope",
+        {"envelope_id": "ENV-0011"},
+        409,
+        "not_sent",
+        actor="olivia@baysideliving.example",
+    )  # expired in July
     # a completed envelope is no longer voided; a sent one is, by its sender, with the reason
     refused(
         episode, "esign_void_envelope", {"envelope_id": "ENV-0001", "reason": "x"}, 403, "not_the_sender", actor=MARCUS

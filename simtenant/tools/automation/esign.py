@@ -207,6 +207,8 @@ def _my_turn(ctx: ToolContext, envelope_id: str) -> tuple[Row, Row]:
         raise Forbidden(f"you are not a signer of envelope {envelope['id']}", error="not_a_signer")
     if envelope["status"] != "sent":
         raise Conflict(f"envelope {envelope['id']} is {envelope['status']}, not out for signature", error="not_sent")
+    if envelope["expires_on"] is not None and envelope["expires_on"] < ctx.timestamp[:10]:
+        raise Conflict(f"envelope {envelope['id']} expired on {envelope['expires_on']}", error="envelope_expired")
     signer = mine[0]
     if signer["status"] == "waiting":
         raise Conflict(
