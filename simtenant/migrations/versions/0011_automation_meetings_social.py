@@ -34,7 +34,7 @@ def upgrade() -> None:
             "status IN ('connected', 'disconnected', 'archived')", name=op.f("ck_soc_accounts_status_enum")
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_soc_accounts")),
-        sa.UniqueConstraint("network", "handle", name="network_handle"),
+        sa.UniqueConstraint("handle", name=op.f("uq_soc_accounts_handle")),
         info={"id_format": "SOC-{:02d}"},
     )
     op.create_table(

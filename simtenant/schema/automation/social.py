@@ -4,7 +4,7 @@ requests of each post, and the metrics of published posts."""
 
 from __future__ import annotations
 
-from sqlalchemy import CheckConstraint, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import CheckConstraint, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..base import TEXT, Base, enum_check
@@ -25,13 +25,12 @@ class SocAccount(Base):
     __table_args__ = (
         enum_check("network", NETWORKS),
         enum_check("status", ACCOUNT_STATUSES),
-        UniqueConstraint("network", "handle", name="network_handle"),
         {"info": {"id_format": "SOC-{:02d}"}},
     )
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
     network: Mapped[str] = mapped_column(String)
-    handle: Mapped[str] = mapped_column(String)
+    handle: Mapped[str] = mapped_column(String, unique=True)
     display_name: Mapped[str] = mapped_column(String, info=TEXT)
     status: Mapped[str] = mapped_column(String, default="connected")
     approver_email: Mapped[str] = mapped_column(String)
