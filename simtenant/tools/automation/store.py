@@ -768,7 +768,8 @@ def store_update_discount(
         Literal["active", "disabled"] | None, Field(description="disabled: stop it working; active: re-enable")
     ] = None,
 ) -> Any:
-    """Change a discount code's value, dates, minimum or once-per-customer rule, or disable / re-enable it."""
+    """Change a discount (promo) code's value, dates, minimum or once-per-customer rule, or stop it working
+    (disable) or re-enable it."""
     discount = ctx.rows.need(StoreDiscount, discount_id, "discount")
     start = _checked_day(starts_on, "starts_on") if starts_on else discount["starts_on"]
     end = _checked_day(ends_on, "ends_on") if ends_on else discount["ends_on"]
