@@ -387,7 +387,8 @@ def inv_list_warehouses(
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> dict[str, Any]:
-    """List the warehouses (sites and showrooms that hold stock) with their address and whether they are active or closed."""
+    """List the warehouses (sites and showrooms that hold stock) with their address and whether they are
+    active or closed."""
     return ctx.rows.page(WAREHOUSES, page, per_page, status=status)
 
 
@@ -413,7 +414,8 @@ def inv_list_items(
 
 @tool(SERVICE, "GET", "/inventory/items/{item_id}")
 def inv_get_item(ctx: ToolContext, item_id: ItemId) -> dict[str, Any]:
-    """Get one item (SKU) with its vendor, its stock in every warehouse and the purchase orders still to arrive for it."""
+    """Get one item (SKU) with its vendor, its stock in every warehouse and the purchase orders still to
+    arrive for it."""
     item = _item(ctx, item_id)
     vendor = ctx.rows.get(InvVendor, item["vendor_id"]) if item["vendor_id"] else None
     return {
@@ -750,7 +752,8 @@ def inv_list_purchase_orders(
     page: Page = 1,
     per_page: PerPage = 20,
 ) -> dict[str, Any]:
-    """List or search purchase orders (POs to suppliers) by vendor, status, warehouse, item or buyer, or those still in progress."""
+    """List or search purchase orders (POs to suppliers) by vendor, status, warehouse, item or buyer, or
+    those still in progress."""
     return ctx.rows.page(
         PURCHASE_ORDERS,
         page,
