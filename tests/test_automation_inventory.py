@@ -371,5 +371,5 @@ def test_items_vendors_and_po_updates(episode):
     assert [w["name"] for w in warehouses["rows"]] == [
         "Harbor St Warehouse",
         "Riverside Warehouse",
-        "Portland Showroom",
+        "Portland Showroom (display stock)",
     ]
