@@ -299,9 +299,7 @@ def _check_twist(name: str, lead: dict[str, Any], twist: dict[str, Any], how: di
             raise BlueprintError(f"{where}: a change on the first answer changes a fact the lead states (pin it given)")
     elif twist["kind"] == "haggle" and twist["cue"] != "quote":
         raise BlueprintError(f"{where}: a customer haggles over a quote (cue: quote)")
-    if twist["cue"] == "first_answer" and not (
-        lead["zip"] not in areas or any(way != "exact" for way in how.values())
-    ):
+    if twist["cue"] == "first_answer" and not (lead["zip"] not in areas or any(way != "exact" for way in how.values())):
         raise BlueprintError(f"{where}: cued on the first answer, but nothing makes the agent write first")
 
 
