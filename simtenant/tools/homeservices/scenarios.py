@@ -299,7 +299,8 @@ def _check_twist(name: str, lead: dict[str, Any], twist: dict[str, Any], how: di
             raise BlueprintError(f"{where}: a change on the first answer changes a fact the lead states (pin it given)")
     elif twist["kind"] == "haggle" and twist["cue"] != "quote":
         raise BlueprintError(f"{where}: a customer haggles over a quote (cue: quote)")
-    if twist["cue"] == "first_answer" and not (lead["zip"] not in areas or any(way != "exact" for way in how.values())):
+    writes_first = twist["kind"] == "exception" or lead["zip"] not in areas or any(w != "exact" for w in how.values())
+    if twist["cue"] == "first_answer" and not writes_first:
         raise BlueprintError(f"{where}: cued on the first answer, but nothing makes the agent write first")
 
 
@@ -328,9 +329,17 @@ def render(inbox: Inbox) -> dict[str, str]:
             note = inbox.notes.get(row.get("lead_id") or row.get("id"))
             if table == "leads" and note:
                 parts.append(f"# {row['id']}: {note}\n")
-            parts.append(yaml.safe_dump([row], sort_keys=False, allow_unicode=True, width=110, default_flow_style=None))
+            block = yaml.dump(row, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)
+            parts.append("".join(("- " if n == 0 else "  ") + line for n, line in enumerate(block.splitlines(True))))
         files[f"{table}.yaml"] = "".join(parts)
     return files
+
+
+class _Dumper(yaml.SafeDumper):
+    """Rows as blocks, lists (a fact's triggers) on one line."""
+
+
+_Dumper.add_representer(list, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True))
 
 
 def write(path: Path, check: bool = False) -> list[str]:
