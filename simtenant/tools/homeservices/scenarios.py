@@ -5,11 +5,11 @@ business, its service area and playbook, and its leads, each with the details it
 (``facts``) and what the customer does on cue (``twists``). Two knobs, declared in the blueprint,
 change the inbox it makes, deterministically:
 
-- ``spam_rate`` (0 ≤ rate < 1): the share of the inbox that is spam. With *R* leads in the blueprint,
-  the inbox holds ``round(rate · R / (1 − rate))`` spam leads (the blueprint's own spam counts
-  toward them; the rest come from ``spam.yaml``, a pool of solicitations, phishing and scams, taken
-  in order from a place fixed by the scenario's name, their times of day scaled into the hours before
-  the blueprint's ``until``, so that no lead comes in after the task's clock).
+- ``spam_rate`` (0 ≤ rate < 1): the share of the inbox that is spam. With *R* real leads in the
+  blueprint, the inbox holds ``round(rate · R / (1 − rate))`` spam leads (the blueprint's own spam
+  counts toward them; the rest come from ``spam.yaml``, a pool of solicitations, phishing and scams, taken
+  in order from a place fixed by the scenario's name, their times of day scaled into the blueprint's
+  morning, ``since`` to ``until``, so that spam comes in among the leads and none after the task's clock).
 - ``ambiguity_level`` (``low``, ``medium``, ``high``): how much of the price-deciding detail the
   leads leave unclear. Each fact a lead's text states has an ``exact`` wording, an ``absent`` one
   (usually nothing) and a ``vague`` one ("a few miles"). Of the facts the blueprint does not pin,
@@ -75,7 +75,7 @@ def _half_up(x: float) -> int:
 
 
 def spam_count(rate: float, leads: int) -> int:
-    """How many spam leads an inbox of ``leads`` blueprint leads holds at ``rate``."""
+    """How many spam leads an inbox with ``leads`` real leads holds at ``rate``."""
     if not 0 <= rate < 1:
         raise BlueprintError(f"spam_rate is at least 0 and below 1, not {rate}")
     return _half_up(rate * leads / (1 - rate))
@@ -97,6 +97,11 @@ def clarity(level: str, facts: list[tuple[int, int]]) -> dict[tuple[int, int], s
         else:
             stated[fact] = "absent"
     return stated
+
+
+def _minutes(clock: str) -> int:
+    hours, minutes = clock.split(":")
+    return int(hours) * 60 + int(minutes)
 
 
 def _spam_pool() -> list[dict[str, Any]]:
@@ -140,12 +145,12 @@ def build(blueprint: dict[str, Any]) -> Inbox:
     stated = clarity(level, unpinned)
 
     # spam: the blueprint's own, then the pool's
-    wanted = spam_count(rate, len(leads))
     own = sum(1 for lead in leads if lead.get("spam"))
+    wanted = spam_count(rate, len(leads) - own)
     if own > wanted:
         raise BlueprintError(f"{name}: {own} spam leads of its own, but spam_rate {rate} makes {wanted}")
     pool = _spam_pool()
-    start = int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(pool)
+    start = int(hashlib.sha256(f"spam:{name}".encode()).hexdigest()[:8], 16) % len(pool)
     words = {"trade": TRADE_WORDS[business["trade"]], "business": business["name"]}
     spam = [pool[(start + i) % len(pool)] for i in range(wanted - own)]
     if len({s["customer"] for s in spam}) < len(spam):
@@ -154,10 +159,9 @@ def build(blueprint: dict[str, Any]) -> Inbox:
     entries: list[tuple[str, int, dict[str, Any]]] = []  # (received_at, order, lead)
     for number, lead in enumerate(leads):
         entries.append((at(lead["at"]), number, lead))
-    hour, minute = (int(x) for x in blueprint.get("until", "10:00").split(":"))
+    since, until = (_minutes(blueprint.get(k, default)) for k, default in (("since", "05:00"), ("until", "10:00")))
     for i, item in enumerate(spam):
-        pool_hour, pool_minute = (int(x) for x in item["at"].split(":"))
-        minutes = (pool_hour * 60 + pool_minute) * (hour * 60 + minute) // (24 * 60)
+        minutes = since + _minutes(item["at"]) * (until - since) // (24 * 60)
         entries.append(
             (
                 at(f"{minutes // 60:02d}:{minutes % 60:02d}"),
