@@ -261,7 +261,9 @@ def build(blueprint: dict[str, Any]) -> Inbox:
                 raise BlueprintError(f"{name} {lead['ref']} {fact['key']}: a given fact is not asked for")
             rows["lead_facts"].append(fact_row)
             if way != "exact":
-                unclear.append(f"{fact['key']} ({'unknown' if unknown else way})")
+                done = " and answered" if "revealed" in fact else ""
+                before = f", asked{done} before" if "asked" in fact else ""
+                unclear.append(f"{fact['key']} ({'unknown' if unknown else way}{before})")
         for twist in lead.get("twists", []):
             _check_twist(name, lead, twist, how, areas)
             rows["lead_twists"].append(
