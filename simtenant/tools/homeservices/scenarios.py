@@ -190,6 +190,9 @@ def build(blueprint: dict[str, Any]) -> Inbox:
         "lead_facts": [],
         "lead_twists": [],
     }
+    for area in blueprint["service_areas"]:
+        if set(area) != {"zip", "place"}:  # a place with a comma, unquoted, splits into a stray key
+            raise BlueprintError(f"{name}: a service area is a zip and a place, not {sorted(area)}")
     areas = {a["zip"] for a in blueprint["service_areas"]}
     prices = {item["id"] for item in blueprint["price_items"]}
     if len(prices) != len(blueprint["price_items"]):
