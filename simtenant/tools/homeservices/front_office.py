@@ -285,12 +285,14 @@ def send_quote(
 
 
 def _hold_the_price(lead_id: str, twists: list[Row], quoted: list[Row], total: Decimal) -> None:
-    """A customer who haggled is not quoted lower unless they changed a detail since (the playbook price
-    stands: no discounts, no price matches)."""
+    """A customer who haggled is not quoted lower unless they changed a detail in the same answer or
+    since (the playbook price stands: no discounts, no price matches)."""
     for haggle in twists:
         if haggle["kind"] != "haggle" or haggle["made_message_id"] is None:
             continue
-        changed = any(t["kind"] == "change" and (t["made_message_id"] or 0) > haggle["made_message_id"] for t in twists)
+        changed = any(
+            t["kind"] == "change" and (t["made_message_id"] or 0) >= haggle["made_message_id"] for t in twists
+        )
         if not changed and total < Decimal(str(quoted[-1]["total"])).quantize(Decimal("0.01")):
             raise Conflict(
                 f"the customer of lead {lead_id} asked for a lower price, but the playbook price stands (no "
