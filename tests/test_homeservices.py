@@ -30,6 +30,11 @@ def rows(path: Path, sql: str) -> list[tuple]:
         connection.close()
 
 
+# messages the seed already holds (half-done inboxes): an episode's own come after them
+SEEDED = rows(seeds.snapshot(WORLD), "SELECT coalesce(max(id), 0) FROM lead_messages")[0][0]
+NEW = f"lead_messages WHERE id > {SEEDED}"
+
+
 @pytest.fixture
 def towing(start_episode) -> Episode:
     return start_episode(TOWING)
@@ -80,8 +85,9 @@ def test_asking_reveals_facts_and_records_the_conversation(towing):
     facts = rows(
         towing.path, "SELECT key, asked_message_id, revealed_message_id FROM lead_facts WHERE lead_id = 'L-TOW-02'"
     )
-    assert sorted(facts) == [("destination", None, None), ("pickup_time", None, None), ("vehicle", 1, 2)]
-    assert rows(towing.path, "SELECT role, text FROM lead_messages ORDER BY id") == [
+    first = SEEDED + 1
+    assert sorted(facts) == [("destination", None, None), ("pickup_time", None, None), ("vehicle", first, first + 1)]
+    assert rows(towing.path, f"SELECT role, text FROM {NEW} ORDER BY id") == [
         ("agent", "What vehicle is it?"),
         ("customer", "It's a 2019 Toyota RAV4."),
     ]
@@ -91,18 +97,18 @@ def test_a_question_that_states_a_given_fact_confirms_it_and_is_not_redundant(to
     message = "Just to confirm, it's about 8 miles to Oak City Auto, right?"
     reply = towing.call("reply_customer", {"lead_id": "L-TOW-01", "message": message}).result
     assert reply["reply"] == "Yes, that's right."
-    assert rows(towing.path, "SELECT redundant FROM lead_messages WHERE role = 'agent'") == [(0,)]
+    assert rows(towing.path, f"SELECT redundant FROM {NEW} AND role = 'agent'") == [(0,)]
 
 
 def test_a_question_about_a_given_fact_is_redundant(towing):
     reply = towing.call("reply_customer", {"lead_id": "L-TOW-01", "message": "How far is the shop?"}).result
     assert reply["reply"] == "As I said: About 8 miles, to Oak City Auto."
-    assert rows(towing.path, "SELECT redundant FROM lead_messages WHERE role = 'agent'") == [(1,)]
+    assert rows(towing.path, f"SELECT redundant FROM {NEW} AND role = 'agent'") == [(1,)]
 
 
 def test_spam_never_replies(towing):
     assert towing.call("reply_customer", {"lead_id": "L-TOW-04", "message": "Who is this?"}).result["reply"] is None
-    assert rows(towing.path, "SELECT role FROM lead_messages") == [("agent",)]
+    assert rows(towing.path, f"SELECT role FROM {NEW}") == [("agent",)]
 
 
 def test_a_fact_the_customer_cannot_give_is_asked_but_not_revealed(towing):
@@ -112,7 +118,7 @@ def test_a_fact_the_customer_cannot_give_is_asked_but_not_revealed(towing):
         towing.path,
         "SELECT asked_message_id, revealed_message_id FROM lead_facts WHERE key = 'destination'"
         " AND lead_id = 'L-TOW-07'",
-    ) == [(1, None)]
+    ) == [(SEEDED + 1, None)]
 
 
 def test_a_quote_records_lines_priced_from_the_playbook(towing):
@@ -250,6 +256,17 @@ def test_the_recorded_hasty_trajectory_scores_clearly_below_the_oracle(tmp_path,
     hasty = components(run(task, "replay", tmp_path / "hasty.db", actions=fixture))
     assert oracle["quote_math"] == oracle["triage"] == 1.0
     assert hasty["quote_math"] < 1.0 and hasty["triage"] < 1.0
-    if oracle["discipline"] is not None:
-        assert oracle["discipline"] == 1.0 and hasty["discipline"] == 0.0
+    if oracle["discipline"] is not None:  # hasty asks nothing: only what was asked before the inbox opened counts
+        assert oracle["discipline"] == 1.0 and hasty["discipline"] == asked_before(task)
     assert grade(tmp_path / "hasty.db").reward <= 0.5
+
+
+def asked_before(task) -> float:
+    """The share of the inbox's leads missing something whose every missing detail had been asked for and
+    answered before the episode began (a half-done inbox): 0 for an inbox that starts fresh."""
+    leads = rows(
+        seeds.snapshot(WORLD),
+        "SELECT l.id, min(f.asked_message_id IS NOT NULL AND f.revealed_message_id IS NOT NULL) FROM leads l "
+        f"JOIN lead_facts f ON f.lead_id = l.id AND f.required WHERE l.business_id = '{task.actor}' GROUP BY l.id",
+    )
+    return sum(done for _, done in leads) / len(leads)

@@ -1,11 +1,12 @@
 """Home-services front office: businesses, their service areas and pricing playbooks, the lead
-inbox, what each lead's customer knows, conversations, quotes and the closing report."""
+inbox, what each lead's customer knows and does (their scripted twists: haggling, changing a
+detail, pleading for an exception), conversations, quotes and the closing report."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import JSON, Boolean, CheckConstraint, Float, ForeignKey, Integer, String, Text
+from sqlalchemy import JSON, Boolean, CheckConstraint, Float, ForeignKey, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..base import PRESENT, TEXT, Base, enum_check
@@ -25,6 +26,8 @@ CHANNELS = ("email", "sms", "web_form", "voicemail")
 LEAD_STATUSES = ("NEW", "NEED_INFO", "QUOTED", "DECLINED", "SPAM")
 ROLES = ("agent", "customer")
 MESSAGE_KINDS = ("message", "quote")
+TWIST_KINDS = ("haggle", "change", "exception")
+TWIST_CUES = ("first_answer", "quote")
 
 
 class Business(Base):
@@ -77,6 +80,8 @@ class Lead(Base):
     text: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String, default="NEW")
     silent: Mapped[bool] = mapped_column(Boolean, default=False)  # the sender never replies (spam)
+    # the customer answers one question a message: asked for several details, they give the first
+    piecemeal: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class LeadFact(Base):
@@ -114,6 +119,43 @@ class LeadMessage(Base):
     text: Mapped[str] = mapped_column(Text, info=TEXT)
     redundant: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[str] = mapped_column(String)
+
+
+class LeadTwist(Base):
+    """Something a lead's customer does on cue, scripted: an adversarial customer.
+
+    ``kind``: ``haggle`` (asks for a discount or a price match: answered by a reply that restates the
+    quoted total, the price held; a lower quote is refused), ``change`` (changes or corrects a detail
+    given before, ``fact_key``, to ``value``: answered by a new quote, which must follow it), or
+    ``exception`` (asks to be served anyway after a decline: answered by a reply; the decline
+    stands). ``cue``: ``first_answer``, the customer's first reply to a message; ``quote``, their
+    reply to the lead's first quote. ``text`` is what they say on cue, ``answer`` what they say once
+    answered. Whether it was made and answered is the outcome; by which message is the conversation's."""
+
+    __tablename__ = "lead_twists"
+    __table_args__ = (
+        enum_check("kind", TWIST_KINDS),
+        enum_check("cue", TWIST_CUES),
+        CheckConstraint(
+            "(kind = 'change') = (fact_key IS NOT NULL AND value IS NOT NULL AND reveal IS NOT NULL)",
+            name="change_names_a_fact",
+        ),
+        CheckConstraint("kind != 'haggle' OR cue = 'quote'", name="haggle_on_quote"),
+    )
+
+    lead_id: Mapped[str] = mapped_column(ForeignKey("leads.id"), primary_key=True)
+    key: Mapped[str] = mapped_column(String, primary_key=True)
+    kind: Mapped[str] = mapped_column(String)
+    cue: Mapped[str] = mapped_column(String)
+    text: Mapped[str] = mapped_column(Text)
+    answer: Mapped[str] = mapped_column(Text)
+    # a change: the lead fact it changes (the lead's own ``lead_facts.key``), its new value and how the
+    # customer states it from then on
+    fact_key: Mapped[str | None] = mapped_column(String)
+    value: Mapped[str | None] = mapped_column(String)
+    reveal: Mapped[str | None] = mapped_column(Text)
+    made_message_id: Mapped[int | None] = mapped_column(ForeignKey("lead_messages.id"), info=PRESENT)
+    answered_message_id: Mapped[int | None] = mapped_column(ForeignKey("lead_messages.id"), info=PRESENT)
 
 
 class Quote(Base):
