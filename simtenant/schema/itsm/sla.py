@@ -18,6 +18,7 @@ class SLADefinition(Base):
         CheckConstraint("priority BETWEEN 1 AND 5", name="priority_range"),
         CheckConstraint("target_minutes > 0", name="target_pos"),
         UniqueConstraint("org_id", "priority", "stage", name="one_per_priority_stage"),
+        {"info": {"id_format": "SLA-{:03d}"}},  # new definitions; the seeded ones have descriptive ids
     )
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
