@@ -452,6 +452,7 @@ WRITES: dict[str, dict[str, Any]] = {
     "update_group": {"group_id": "GRP-901", "description": "First line for the hubs"},
     "create_service": {"name": "Yard Management", "owner_group_id": "GRP-901", "org_id": ORG},
     "update_service": {"service_id": "SVC-901", "criticality": "critical"},
+    "update_service_offering": {"offering_id": "OFR-901", "name": "Warehouse Management - Handheld scanners"},
     "create_sla_definition": {"name": "Beta P5 resolution", "priority": 5, "stage": "resolution",
                               "target_minutes": 5760, "org_id": ORG},
     "update_sla_definition": {"sla_id": "SLA-BETA-P3-RES", "target_minutes": 1000},

@@ -39,6 +39,7 @@ from .common import (
     find_one,
     get_in_scope,
     listed_orgs,
+    related,
     require,
     require_role,
     target_org,
@@ -76,6 +77,11 @@ _OPEN_ON_SERVICE = Statement.of(
     .where(
         _INCIDENTS.c.service_id == bindparam("service_id"), _INCIDENTS.c.status.in_(("new", "in_progress", "on_hold"))
     )
+    .order_by(_INCIDENTS.c.id)
+)
+_OPEN_ON_OFFERING = Statement.of(
+    select(_INCIDENTS.c.id, _INCIDENTS.c.org_id, _INCIDENTS.c.service_id, _INCIDENTS.c.updated_at)
+    .where(_INCIDENTS.c.offering_id == bindparam("offering_id"), _INCIDENTS.c.status.in_(OPEN_INCIDENTS))
     .order_by(_INCIDENTS.c.id)
 )
 _TEMPLATES_ON_SERVICE = Statement.of(
@@ -301,6 +307,36 @@ def update_service(
     if changed:
         audit(ctx, "update_service", "update", Service, service, changed)
     return {**service, "changed": changed}
+
+
+@tool(SVC, "POST", "/itsm/services/offerings/update")
+def update_service_offering(
+    ctx: ToolContext,
+    offering_id: Annotated[str, Field(description="A service offering id, e.g. OFR-009")],
+    service_id: Annotated[
+        str | None, Field(description="The service it moves to (of the same organization, not retired)")
+    ] = None,
+    name: Annotated[Text | None, Field(description="New name")] = None,
+) -> Any:
+    """Rename a service offering, or move it to another service of its organization (a successor
+    service taking it over). Its open incidents move with it: each gets the new service (their audit
+    entries show it); closed ones keep their history. Needs change rights on services."""
+    offering = get_in_scope(ctx, ServiceOffering, offering_id, "service offering", "service", "crud")
+    if service_id is None and name is None:
+        raise InvalidArgument("give the service it moves to, or a new name", error="missing_field")
+    updates: dict[str, Any] = {"name": name} if name is not None else {}
+    moved: list[str] = []
+    if service_id is not None and service_id != offering["service_id"]:
+        target = live_service(related(ctx, Service, service_id, "service", offering["org_id"]))
+        updates["service_id"] = target["id"]
+        for incident in ctx.rows.all(_OPEN_ON_OFFERING, offering_id=offering["id"]):
+            ctx.rows.change(Incident, incident, {"service_id": target["id"], "updated_at": ctx.timestamp})
+            audit(ctx, "update_service_offering", "update", Incident, incident, ["service_id", "updated_at"])
+            moved.append(incident["id"])
+    changed = apply_updates(ctx, ServiceOffering, offering, updates, updates)
+    if changed:
+        audit(ctx, "update_service_offering", "update", ServiceOffering, offering, changed)
+    return {**offering, "changed": changed, "incidents_moved": moved}
 
 
 # --- the catalog --------------------------------------------------------------------------------------
