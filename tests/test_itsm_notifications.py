@@ -52,7 +52,8 @@ def test_a_scheduled_notification_is_changed_before_it_goes_out(episode: Episode
     changed = ok(
         episode,
         "update_notification",
-        {"notification_id": 15, "scheduled_for": "2026-05-20T20:00:00Z", "channel": "sms", "subject": "VPN fix at 22:00"},
+        {"notification_id": 15, "scheduled_for": "2026-05-20T20:00:00Z", "channel": "sms",
+         "subject": "VPN fix at 22:00"},
     )  # fmt: skip
     assert changed["changed"] == ["channel", "subject", "scheduled_for"]
     assert (changed["status"], changed["recipient_name"]) == ("scheduled", "Siobhan Murphy")
