@@ -30,7 +30,7 @@ class Location(Base):
     name: Mapped[str] = mapped_column(String)
     city: Mapped[str] = mapped_column(String)
     country: Mapped[str] = mapped_column(String)
-    address: Mapped[str | None] = mapped_column(String)  # street address, when known
+    address: Mapped[str | None] = mapped_column(String, info=TEXT)  # street address, when known
     active: Mapped[bool] = mapped_column(Boolean, default=True)  # a closed site: nobody and nothing new goes there
 
 
