@@ -88,6 +88,7 @@ _LISTED = Filtered(
     assigned_to_id=_INCIDENTS.c.assigned_to_id == bindparam("assigned_to_id"),
     caller_id=_INCIDENTS.c.caller_id == bindparam("caller_id"),
     category=_INCIDENTS.c.category == bindparam("category"),
+    service_id=_INCIDENTS.c.service_id == bindparam("service_id"),
     text=contains(_INCIDENTS.c.short_description, "text"),
 )
 _CHILD_IDS = Statement.of(
@@ -278,6 +279,7 @@ def list_incidents(
     assigned_to_id: Annotated[str | None, Field(description="Only incidents assigned to this user")] = None,
     caller_id: Annotated[str | None, Field(description="Only incidents this user reported")] = None,
     category: Annotated[Category | None, Field(description="Only incidents of this category")] = None,
+    service_id: Annotated[str | None, Field(description="Only incidents recorded against this service")] = None,
     short_description_contains: Annotated[
         str | None, Field(description="Only incidents whose short description contains this text")
     ] = None,
@@ -299,6 +301,7 @@ def list_incidents(
         assigned_to_id=assigned_to_id,
         caller_id=caller_id,
         category=category,
+        service_id=service_id,
     )
 
 
