@@ -570,3 +570,14 @@ def execute_sql(episode: Episode, query: str) -> None:
         connection.commit()
     finally:
         connection.close()
+
+
+def test_a_withdrawn_template_is_restored_only_if_still_usable(ep: Episode, world_rows: Rows) -> None:
+    ok(ep, "update_incident_template", actor=MANAGER, template_id="TPL-001", service_id="SVC-004", active=False)
+    execute_sql(ep, "UPDATE incidents SET status = 'resolved' WHERE service_id = 'SVC-004'")
+    ok(ep, "update_service_status", actor=MANAGER, service_id="SVC-004", status="retired")
+    refused(ep, world_rows, "update_incident_template", 409, "retired_service", actor=MANAGER, template_id="TPL-001",
+            active=True)  # fmt: skip
+    restored = ok(ep, "update_incident_template", actor=MANAGER, template_id="TPL-001", active=True,
+                  service_id="SVC-002")  # fmt: skip
+    assert (restored["active"], restored["service_id"]) == (True, "SVC-002")

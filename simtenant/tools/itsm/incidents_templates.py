@@ -143,11 +143,14 @@ def update_incident_template(
         raise InvalidArgument("give at least one field to change", error="missing_field")
     if name is not None:
         _name(ctx, template["org_id"], name, except_id=template["id"])
+    restored = active is True and not template["active"]  # a restored template must be usable again
+    group = assignment_group_id if assignment_group_id is not None else template["assignment_group_id"]
+    service = service_id if service_id is not None else template["service_id"]
     _references(
         ctx,
         template["org_id"],
-        assignment_group_id if assignment_group_id != template["assignment_group_id"] else None,
-        service_id if service_id != template["service_id"] else None,
+        group if restored or group != template["assignment_group_id"] else None,
+        service if restored or service != template["service_id"] else None,
     )
     changed = apply_updates(ctx, IncidentTemplate, template, updates, updates)
     if changed:
