@@ -512,6 +512,8 @@ def test_a_manager_creates_a_group_and_changes_it(play, world_rows):
     assert rows(episode, "SELECT name, description FROM user_groups WHERE id = 'GRP-006'") == [
         ("Robotics Lab IT", "Lab IT support")
     ]
+    fields = '["description", "name"]'
+    assert audits(episode)[-1] == (MANAGER, "update_group", "update", "user_groups", "GRP-006", fields)
     refused(episode, world_rows, "update_group", 409, "duplicate", group_id="GRP-006", name="End-User Computing")
     refused(episode, world_rows, "update_group", 400, "missing_field", group_id="GRP-006")
     refused(play(AGENT), world_rows, "update_group", 403, "forbidden", group_id="GRP-004", description="x")

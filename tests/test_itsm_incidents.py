@@ -548,6 +548,7 @@ def test_a_manager_creates_and_changes_templates_an_agent_only_uses_them(ep: Epi
     changed = ok(ep, "update_incident_template", actor=MANAGER, template_id="TPL-003", assignment_group_id="GRP-001",
                  urgency=2)  # fmt: skip
     assert changed["changed"] == ["urgency", "assignment_group_id"]
+    assert audits(ep, "update_incident_template") == [("update", "incident_templates", "TPL-003", MANAGER)]
     refused(ep, world_rows, "update_incident_template", 400, "missing_field", actor=MANAGER, template_id="TPL-003")
     refused(ep, world_rows, "update_incident_template", 409, "duplicate", actor=MANAGER, template_id="TPL-003",
             name="ERP slow or timing out")  # fmt: skip

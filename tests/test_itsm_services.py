@@ -257,6 +257,9 @@ def test_a_manager_creates_and_changes_a_service(play, world_rows):
         "GRP-001",
         ["owner_group_id", "criticality"],
     )
+    assert audits(episode)[-1][1:6] == (
+        "update_service", "update", "services", "SVC-006", '["criticality", "owner_group_id"]'
+    )  # fmt: skip
     refused(episode, world_rows, "update_service", 409, "duplicate", service_id="SVC-006", name="VPN")
     refused(episode, world_rows, "update_service", 400, "missing_field", service_id="SVC-006")
     refused(play(AGENT), world_rows, "update_service", 403, "forbidden", service_id="SVC-001", description="x")
