@@ -409,3 +409,139 @@ def test_the_audit_log_is_read_by_managers_only(play, world_rows):
     assert about[-1]["fields"] == ["title"] and about[-1]["action"] == "update"
     refused(play(REPORTER), world_rows, "list_audit_entries", 403, "forbidden")
     refused(play(AGENT), world_rows, "list_audit_entries", 403, "forbidden")
+
+
+# --- locations: opening, changing and closing a site --------------------------------------------------
+
+
+def test_a_manager_opens_a_site_and_places_people_and_devices_there(play, world_rows):
+    episode = play(MANAGER)
+    site = ok(
+        episode, "create_location", name="Lisbon Lab", city="Lisbon", country="Portugal", address="Rua Augusta 27"
+    )
+    assert site == {
+        "id": "LOC-004",
+        "org_id": "ORG-ACME",
+        "name": "Lisbon Lab",
+        "city": "Lisbon",
+        "country": "Portugal",
+        "address": "Rua Augusta 27",
+        "active": True,
+    }
+    assert rows(episode, "SELECT name, city, country, address, active FROM locations WHERE id = 'LOC-004'") == [
+        ("Lisbon Lab", "Lisbon", "Portugal", "Rua Augusta 27", 1)
+    ]
+    assert audits(episode) == [
+        (MANAGER, "create_location", "create", "locations", "LOC-004", '["active", "address", "city", "country", '
+         '"name", "org_id"]'),
+    ]  # fmt: skip
+    hire = ok(episode, "onboard_user", name="Rui Costa", email="rui.costa@acme-robotics.example", location_id="LOC-004")
+    assert hire["location_name"] == "Lisbon Lab"
+    ci = ok(episode, "register_configuration_item", name="LIS-LT-0001", ci_class="laptop", location_id="LOC-004",
+            owner_id=hire["id"])  # fmt: skip
+    assert (ci["location_id"], ci["status"]) == ("LOC-004", "in_use")
+    assert ok(episode, "list_locations", name_contains="lisbon")["rows"] == [site]
+    assert [r["id"] for r in ok(episode, "list_locations", city="DUBLIN")["rows"]] == ["LOC-003"]
+    # a second site of the same name (whatever its case) is refused, and nothing is written
+    refused(episode, world_rows, "create_location", 409, "duplicate", name="lisbon lab", city="Lisbon", country="PT")
+    refused(episode, world_rows, "create_location", 400, "invalid_arguments", name=" ", city="Lisbon", country="PT")
+    # agents and reporters only read locations
+    for actor in (AGENT, REPORTER):
+        refused(play(actor), world_rows, "create_location", 403, "forbidden", name="Porto", city="Porto", country="PT")
+
+
+def test_a_site_is_closed_only_once_nobody_and_nothing_is_left_there(play, world_rows):
+    episode = play(MANAGER)
+    message = refused(episode, world_rows, "update_location", 409, "in_use", location_id="LOC-002", active=False)
+    assert "USR-0004" in message and "CI-00004" in message and "CI-00026" not in message  # a retired CI may stay
+    empty = ok(episode, "create_location", name="Austin Annex", city="Austin", country="United States")["id"]
+    closed = ok(episode, "update_location", location_id=empty, active=False, address="500 W 2nd St")
+    assert (closed["active"], closed["changed"]) == (False, ["address", "active"])
+    assert [r["id"] for r in ok(episode, "list_locations", active=False)["rows"]] == [empty]
+    # a closed site takes nobody and nothing new
+    refused(episode, world_rows, "onboard_user", 409, "inactive_location", name="x", email="x@acme-robotics.example",
+            location_id=empty)  # fmt: skip
+    refused(episode, world_rows, "update_user", 409, "inactive_location", user_id=REPORTER, location_id=empty)
+    refused(episode, world_rows, "register_configuration_item", 409, "inactive_location", name="x",
+            ci_class="laptop", location_id=empty)  # fmt: skip
+    refused(episode, world_rows, "update_configuration_item", 409, "inactive_location", ci_id="CI-00020",
+            location_id=empty)  # fmt: skip
+    # renaming to a name in use, giving nothing, an unknown site: refused
+    refused(episode, world_rows, "update_location", 409, "duplicate", location_id=empty, name="boston hq")
+    refused(episode, world_rows, "update_location", 400, "missing_field", location_id=empty)
+    refused(episode, world_rows, "update_location", 404, "not_found", location_id="LOC-999", city="Austin")
+    refused(play(AGENT), world_rows, "update_location", 403, "forbidden", location_id="LOC-001", address="x")
+    # reopened, it takes people again; a change to nothing new writes nothing
+    assert ok(episode, "update_location", location_id=empty, active=True)["changed"] == ["active"]
+    assert ok(episode, "update_user", user_id=REPORTER, location_id=empty)["location_id"] == empty
+    assert ok(episode, "update_location", location_id=empty, city="Austin")["changed"] == []
+    assert [a[1:5] for a in audits(episode)] == [
+        ("create_location", "create", "locations", empty),
+        ("update_location", "update", "locations", empty),
+        ("update_location", "update", "locations", empty),
+        ("update_user", "update", "sys_users", REPORTER),
+    ]
+
+
+# --- groups: creating, changing and deactivating a group ----------------------------------------------
+
+
+def test_a_manager_creates_a_group_and_changes_it(play, world_rows):
+    episode = play(MANAGER)
+    group = ok(episode, "create_group", name="Robotics Lab Support", email="LabSupport@acme-robotics.example",
+               manager_id="USR-0022", description="Second line for the robotics labs")  # fmt: skip
+    assert (group["id"], group["org_id"], group["email"], group["manager_id"], group["active"]) == (
+        "GRP-006",
+        "ORG-ACME",
+        "labsupport@acme-robotics.example",
+        "USR-0022",
+        True,
+    )
+    assert (group["manager_name"], group["member_count"]) == ("Olga Sorensen", 0)
+    assert audits(episode)[-1][1:5] == ("create_group", "create", "user_groups", "GRP-006")
+    refused(episode, world_rows, "create_group", 409, "duplicate", name="service desk")
+    refused(
+        episode, world_rows, "create_group", 409, "duplicate", name="Lab Two", email="labsupport@acme-robotics.example"
+    )
+    refused(episode, world_rows, "create_group", 400, "invalid_value", name="Lab Two", email="not-an-address")
+    refused(episode, world_rows, "create_group", 409, "inactive_user", name="Lab Two", manager_id=FORMER)
+    refused(episode, world_rows, "create_group", 404, "not_found", name="Lab Two", manager_id="USR-0999")
+    refused(play(AGENT), world_rows, "create_group", 403, "forbidden", name="Lab Two")
+    changed = ok(episode, "update_group", group_id="GRP-006", name="Robotics Lab IT", description="Lab IT support")
+    assert changed["changed"] == ["name", "description"]
+    assert rows(episode, "SELECT name, description FROM user_groups WHERE id = 'GRP-006'") == [
+        ("Robotics Lab IT", "Lab IT support")
+    ]
+    fields = '["description", "name"]'
+    assert audits(episode)[-1] == (MANAGER, "update_group", "update", "user_groups", "GRP-006", fields)
+    refused(episode, world_rows, "update_group", 409, "duplicate", group_id="GRP-006", name="End-User Computing")
+    refused(episode, world_rows, "update_group", 400, "missing_field", group_id="GRP-006")
+    refused(play(AGENT), world_rows, "update_group", 403, "forbidden", group_id="GRP-004", description="x")
+
+
+def test_a_group_is_deactivated_only_once_its_work_has_moved_and_then_takes_none(play, world_rows):
+    episode = play(MANAGER)
+    message = refused(episode, world_rows, "update_group", 409, "in_use", group_id="GRP-004", active=False)
+    assert "open incidents" in message and "services it owns" in message
+    spare = ok(episode, "create_group", name="Print Room")["id"]
+    ok(episode, "add_group_member", group_id=spare, user_id="USR-0008")
+    assert ok(episode, "update_group", group_id=spare, active=False)["changed"] == ["active"]
+    assert [g["id"] for g in ok(episode, "list_groups", active=False)["rows"]] == [spare]
+    # an inactive group takes no new members, work, services or templates
+    refused(episode, world_rows, "add_group_member", 409, "inactive_group", group_id=spare, user_id="USR-0019")
+    refused(episode, world_rows, "onboard_user", 409, "inactive_group", name="x", email="x@acme-robotics.example",
+            group_ids=[spare])  # fmt: skip
+    refused(episode, world_rows, "create_incident", 409, "inactive_group", caller_id=REPORTER, short_description="x",
+            category="hardware", impact=3, urgency=3, assignment_group_id=spare)  # fmt: skip
+    refused(episode, world_rows, "update_incident", 409, "inactive_group", incident_number="INC0001027",
+            assignment_group_id=spare)  # fmt: skip
+    refused(episode, world_rows, "assign_incident", 409, "inactive_group", incident_number="INC0001027",
+            assigned_to_id="USR-0008", assignment_group_id=spare)  # fmt: skip
+    refused(episode, world_rows, "create_problem", 409, "inactive_group", short_description="x", impact=3, urgency=3,
+            assignment_group_id=spare)  # fmt: skip
+    refused(episode, world_rows, "create_service", 409, "inactive_group", name="Printing", owner_group_id=spare)
+    refused(episode, world_rows, "create_incident_template", 409, "inactive_group", name="x", short_description="x",
+            category="hardware", impact=3, urgency=3, assignment_group_id=spare)  # fmt: skip
+    # reactivated, it takes work again
+    ok(episode, "update_group", group_id=spare, active=True)
+    ok(episode, "add_group_member", group_id=spare, user_id="USR-0019")

@@ -473,3 +473,112 @@ def test_other_organizations_records_are_not_found(ep: Episode, world_rows: Rows
             impact=3, urgency=3)  # fmt: skip
     refused(ep, world_rows, "get_incidents_by_caller", 404, caller_id="USR-9001")
     assert ok(ep, "list_incidents", short_description_contains="Elsewhere")["total"] == 0
+
+
+def test_children_are_moved_and_detached_with_a_reason(ep: Episode, world_rows: Rows) -> None:
+    first, second, child, closed = (new_incident(ep)["id"] for _ in range(4))
+    ok(ep, "add_child_incident", parent_number=first, child_number=child)
+    moved = ok(ep, "update_child_incident", child_number=child, parent_number=second, current_parent_number=first,
+               work_note="Reported from the Austin lab: part of the lab outage")  # fmt: skip
+    assert (moved["parent_id"], moved["previous_parent_id"]) == (second, first)
+    assert moved["work_note"]["note"] == (
+        f"Moved from parent {first} to parent {second}: Reported from the Austin lab: part of the lab outage"
+    )
+    assert [c["id"] for c in ok(ep, "list_child_incidents", incident_number=second)["children"]] == [child]
+    assert ok(ep, "list_child_incidents", incident_number=first)["children"] == []
+    ok(ep, "cancel_incident", incident_number=closed, reason="Logged twice")
+    for args, code, error in [
+        ({"child_number": first, "parent_number": second, "work_note": "x"}, 409, "not_a_child"),
+        ({"child_number": child, "parent_number": first, "current_parent_number": first, "work_note": "x"}, 409,
+         "not_a_child"),
+        ({"child_number": child, "parent_number": second, "work_note": "x"}, 409, "duplicate"),
+        ({"child_number": child, "parent_number": child, "work_note": "x"}, 409, "cycle"),
+        ({"child_number": child, "parent_number": closed, "work_note": "x"}, 409, "record_closed"),
+        ({"child_number": child, "parent_number": first, "work_note": " "}, 400, "invalid_arguments"),
+        ({"child_number": child, "parent_number": "INC9999999", "work_note": "x"}, 404, "not_found"),
+    ]:  # fmt: skip
+        refused(ep, world_rows, "update_child_incident", code, error, **args)
+    refused(ep, world_rows, "update_child_incident", 403, "forbidden", actor=REPORTER, child_number=child,
+            parent_number=first, work_note="x")  # fmt: skip
+    refused(ep, world_rows, "add_child_incident", 409, "record_closed", parent_number=closed, child_number=first)
+    detached = ok(ep, "remove_child_incident", child_number=child, parent_number=second,
+                  work_note="A separate fault: the dock, not the network")  # fmt: skip
+    assert (detached["parent_id"], detached["previous_parent_id"]) == (None, second)
+    assert sql(ep, "SELECT parent_id FROM incidents WHERE id = ?", child) == [(None,)]
+    assert [n["note"] for n in ok(ep, "list_work_notes", incident_number=child)["work_notes"]][-1] == (
+        f"Detached from parent {second}: A separate fault: the dock, not the network"
+    )
+    refused(ep, world_rows, "remove_child_incident", 409, "not_a_child", child_number=child, work_note="x")
+    refused(ep, world_rows, "remove_child_incident", 409, "not_a_child", child_number="INC0001018",
+            parent_number=first, work_note="x")  # fmt: skip
+    refused(ep, world_rows, "remove_child_incident", 400, "invalid_arguments", child_number="INC0001018")
+    assert audits(ep, "update_child_incident") == [
+        ("update", "incidents", child, AGENT),
+        ("create", "incident_work_notes", str(moved["work_note"]["id"]), AGENT),
+    ]
+    assert [a[:3] for a in audits(ep, "remove_child_incident")] == [
+        ("update", "incidents", child),
+        ("create", "incident_work_notes", str(detached["work_note"]["id"])),
+    ]
+
+
+# --- incident templates ----------------------------------------------------------------------------
+
+
+def test_a_manager_creates_and_changes_templates_an_agent_only_uses_them(ep: Episode, world_rows: Rows) -> None:
+    made = ok(ep, "create_incident_template", actor=MANAGER, name="Wi-Fi drops in meeting rooms",
+              short_description="Wi-Fi drops in a meeting room", category="network", impact=2, urgency=2,
+              assignment_group_id="GRP-002", service_id="SVC-004")  # fmt: skip
+    assert (made["id"], made["org_id"], made["service_id"], made["active"]) == ("TPL-006", "ORG-ACME", "SVC-004", True)
+    assert audits(ep, "create_incident_template") == [("create", "incident_templates", "TPL-006", MANAGER)]
+    incident = ok(ep, "create_incident", caller_id=REPORTER, template_id="TPL-006")
+    assert (incident["service_id"], incident["assignment_group_id"], incident["priority"]) == ("SVC-004", "GRP-002", 3)
+    given = ok(ep, "create_incident", caller_id=REPORTER, template_id="TPL-006", service_id="SVC-001")
+    assert given["service_id"] == "SVC-001"  # what is given wins over the template
+    template = {"name": "x", "short_description": "x", "category": "inquiry", "impact": 3, "urgency": 3}
+    refused(ep, world_rows, "create_incident_template", 403, "role_required", **template)  # an agent
+    refused(ep, world_rows, "update_incident_template", 403, "role_required", template_id="TPL-006", urgency=1)
+    refused(ep, world_rows, "create_incident_template", 403, "forbidden", actor=REPORTER, **template)
+    refused(ep, world_rows, "create_incident_template", 409, "duplicate", actor=MANAGER,
+            **{**template, "name": "vpn connection failure"})  # fmt: skip
+    refused(ep, world_rows, "create_incident_template", 404, "not_found", actor=MANAGER,
+            **{**template, "service_id": "SVC-999"})  # fmt: skip
+    refused(ep, world_rows, "create_incident_template", 400, "invalid_arguments", actor=MANAGER,
+            **{**template, "impact": 4})  # fmt: skip
+    changed = ok(ep, "update_incident_template", actor=MANAGER, template_id="TPL-003", assignment_group_id="GRP-001",
+                 urgency=2)  # fmt: skip
+    assert changed["changed"] == ["urgency", "assignment_group_id"]
+    assert audits(ep, "update_incident_template") == [("update", "incident_templates", "TPL-003", MANAGER)]
+    refused(ep, world_rows, "update_incident_template", 400, "missing_field", actor=MANAGER, template_id="TPL-003")
+    refused(ep, world_rows, "update_incident_template", 409, "duplicate", actor=MANAGER, template_id="TPL-003",
+            name="ERP slow or timing out")  # fmt: skip
+    withdrawn = ok(ep, "update_incident_template", actor=MANAGER, template_id="TPL-003", active=False)
+    assert withdrawn["changed"] == ["active"]
+    assert [t["id"] for t in ok(ep, "list_incident_templates", active=False)["templates"]] == ["TPL-003"]
+    refused(ep, world_rows, "create_incident", 409, "inactive_template", caller_id=REPORTER, template_id="TPL-003")
+    # a retired service is no template's default
+    ok(ep, "update_incident_template", actor=MANAGER, template_id="TPL-006", active=False)
+    execute_sql(ep, "UPDATE incidents SET status = 'resolved' WHERE service_id = 'SVC-004'")
+    ok(ep, "update_service_status", actor=MANAGER, service_id="SVC-004", status="retired")
+    refused(ep, world_rows, "update_incident_template", 409, "retired_service", actor=MANAGER, template_id="TPL-001",
+            service_id="SVC-004")  # fmt: skip
+
+
+def execute_sql(episode: Episode, query: str) -> None:
+    connection = sqlite3.connect(episode.path)
+    try:
+        connection.execute(query)
+        connection.commit()
+    finally:
+        connection.close()
+
+
+def test_a_withdrawn_template_is_restored_only_if_still_usable(ep: Episode, world_rows: Rows) -> None:
+    ok(ep, "update_incident_template", actor=MANAGER, template_id="TPL-001", service_id="SVC-004", active=False)
+    execute_sql(ep, "UPDATE incidents SET status = 'resolved' WHERE service_id = 'SVC-004'")
+    ok(ep, "update_service_status", actor=MANAGER, service_id="SVC-004", status="retired")
+    refused(ep, world_rows, "update_incident_template", 409, "retired_service", actor=MANAGER, template_id="TPL-001",
+            active=True)  # fmt: skip
+    restored = ok(ep, "update_incident_template", actor=MANAGER, template_id="TPL-001", active=True,
+                  service_id="SVC-002")  # fmt: skip
+    assert (restored["active"], restored["service_id"]) == (True, "SVC-002")

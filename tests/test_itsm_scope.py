@@ -105,10 +105,11 @@ BETA: dict[str, list[dict[str, Any]]] = {
         beta(id="TPL-901", name="Scanner fault", short_description="Handheld scanner fault", category="hardware",
              impact=3, urgency=3, assignment_group_id="GRP-901"),
     ],
-    "sla_definitions": [
+    "sla_definitions": [  # all but P5 resolution, which the SLA tools add
         beta(id=f"SLA-BETA-P{p}-{code}", name=f"Beta P{p} {stage}", priority=p, stage=stage, target_minutes=t[p])
         for p in range(1, 6)
         for code, stage, t in (("RESP", "response", RESPONSE), ("RES", "resolution", RESOLUTION))
+        if (p, stage) != (5, "resolution")
     ],
     "knowledge_articles": [
         beta(id="KB0009001", title="Re-pairing a handheld scanner", body="Dock it, hold the trigger 10 s.",
@@ -152,7 +153,7 @@ BETA: dict[str, list[dict[str, Any]]] = {
              impact=2, urgency=3, priority=4, status="new", opened_at=T0, updated_at=T0),
         beta(id="INC0009004", caller_id="USR-0902", short_description="Dock door sensor fault", category="hardware",
              impact=3, urgency=2, priority=4, status="on_hold", hold_reason="awaiting_caller",
-             assignment_group_id="GRP-901", opened_at=T0, updated_at=T0),
+             assignment_group_id="GRP-901", parent_id="INC0009001", opened_at=T0, updated_at=T0),
     ],
     "problem_incidents": [beta(problem_id="PRB0009001", incident_id="INC0009001")],
     "incident_work_notes": [
@@ -169,6 +170,9 @@ BETA: dict[str, list[dict[str, Any]]] = {
     "notifications": [
         beta(id=9001, recipient_id="USR-0902", channel="email", subject="Your scanner", body="We are on it.",
              record_table="incidents", record_id="INC0009001", created_at=T0),
+        beta(id=9002, recipient_id="USR-0902", channel="portal", subject="Scanner swap", body="Tomorrow at 07:00.",
+             record_table="incidents", record_id="INC0009001", created_at=T0, status="scheduled",
+             scheduled_for="2026-05-19T06:00:00Z"),
     ],
     "audit_log": [
         beta(id=9001, actor_id="USR-0901", tool="create_incident", action="create", record_table="incidents",
@@ -286,6 +290,7 @@ LOOKUPS: dict[str, dict[str, Any]] = {
     "get_change_request": {"change_id": "CHG0009003"},
     "list_change_approvals": {"change_id": "CHG0009003"},
     "get_knowledge_article": {"article_id": "KB0009001"},
+    "get_notification": {"notification_id": 9001},
 }
 
 # Lists and aggregations, with arguments that pick ORG-BETA's records: called so and without
@@ -314,6 +319,9 @@ LISTS: dict[str, dict[str, Any]] = {
     "count_open_incidents_by_assignee": {"assignment_group_id": "GRP-901"},
     "count_breached_slas_by_stage": {"priority": 3},
     "count_notifications_by_channel": {"recipient_id": "USR-0902"},
+    "count_notifications_by_status": {"recipient_id": "USR-0902"},
+    "count_notifications_by_record": {"recipient_id": "USR-0902"},
+    "count_notifications_by_recipient": {"record_id": "INC0009001"},
     "average_sla_target_by_priority": {"stage": "response"},
     "count_changes_by_state": {"category": "normal"},
     "count_configuration_items_by_class": {"status": "in_use"},
@@ -436,6 +444,25 @@ WRITES: dict[str, dict[str, Any]] = {
     "link_new_incident_sla": {"incident_number": "INC0009003"},
     "send_notification": {"recipient_id": "USR-0902", "channel": "email", "subject": "Scanner",
                           "body": "Fixed.", "record_table": "incidents", "record_id": "INC0009001"},
+    "update_notification": {"notification_id": 9002, "subject": "Scanner swap at 07:00"},
+    "delete_notification": {"notification_id": 9002},
+    "create_location": {"name": "Beta Antwerp Depot", "city": "Antwerp", "country": "BE", "org_id": ORG},
+    "update_location": {"location_id": "LOC-901", "address": "Waalhaven 12"},
+    "create_group": {"name": "Beta Night Shift", "manager_id": "USR-0903", "org_id": ORG},
+    "update_group": {"group_id": "GRP-901", "description": "First line for the hubs"},
+    "create_service": {"name": "Yard Management", "owner_group_id": "GRP-901", "org_id": ORG},
+    "update_service": {"service_id": "SVC-901", "criticality": "critical"},
+    "update_service_offering": {"offering_id": "OFR-901", "name": "Warehouse Management - Handheld scanners"},
+    "create_sla_definition": {"name": "Beta P5 resolution", "priority": 5, "stage": "resolution",
+                              "target_minutes": 5760, "org_id": ORG},
+    "update_sla_definition": {"sla_id": "SLA-BETA-P3-RES", "target_minutes": 1000},
+    "create_incident_template": {"name": "Dock door fault", "short_description": "Dock door sensor fault",
+                                 "category": "hardware", "impact": 3, "urgency": 2, "assignment_group_id": "GRP-901",
+                                 "org_id": ORG},
+    "update_incident_template": {"template_id": "TPL-901", "service_id": "SVC-901"},
+    "update_child_incident": {"child_number": "INC0009004", "parent_number": "INC0009003",
+                              "work_note": "A fault of the dock, not of the scanners"},
+    "remove_child_incident": {"child_number": "INC0009004", "work_note": "A separate fault"},
 }  # fmt: skip
 
 
@@ -478,6 +505,11 @@ def test_a_related_record_outside_scope_is_not_found(ep, world_rows):
         "update_user": {"user_id": ACME_REPORTER, "manager_id": "USR-0903"},
         "onboard_user": {"name": "x", "email": "x@acme-robotics.example", "group_ids": ["GRP-901"]},
         "register_configuration_item": {"name": "x", "ci_class": "laptop", "location_id": "LOC-901"},
+        "create_service": {"name": "x", "owner_group_id": "GRP-901"},
+        "create_group": {"name": "x", "manager_id": "USR-0903"},
+        "create_incident_template": {"name": "x", "short_description": "x", "category": "inquiry", "impact": 3,
+                                     "urgency": 3, "service_id": "SVC-901"},
+        "update_child_incident": {"child_number": "INC0001018", "parent_number": "INC0009001", "work_note": "x"},
     }.items():  # fmt: skip
         refused(ep, world_rows, OUTSIDER, tool, 404, "not_found", **args)
 
@@ -551,6 +583,8 @@ def test_a_related_record_of_another_organization_in_scope_is_cross_organization
         "register_configuration_item": {"name": "x", "ci_class": "laptop", "owner_id": ACME_REPORTER, "org_id": ORG},
         "send_notification": {"recipient_id": "USR-0902", "channel": "email", "subject": "x", "body": "x",
                               "record_table": "incidents", "record_id": ACME_INCIDENT},
+        "update_notification": {"notification_id": 9002, "recipient_id": ACME_REPORTER},
+        "update_child_incident": {"child_number": "INC0009004", "parent_number": ACME_INCIDENT, "work_note": "x"},
     }.items():  # fmt: skip
         error = refused(ep, world_rows, PROVIDER, tool, 400, "cross_organization", **args)
         assert "belongs to" in error["message"], error

@@ -227,3 +227,88 @@ def test_notifications_are_sent_and_listed(play, world_rows):
         body="Hello",
     )
     refused(play(REPORTER), world_rows, "list_notifications", 403, "forbidden")
+
+
+# --- services: created, changed, their offerings moved, retired ---------------------------------------
+
+
+def test_a_manager_creates_and_changes_a_service(play, world_rows):
+    episode = play(MANAGER)
+    service = ok(episode, "create_service", name="People Hub", owner_group_id="GRP-003",
+                 description="Workday-based HR self-service", criticality="high")  # fmt: skip
+    assert service == {
+        "id": "SVC-006",
+        "org_id": "ORG-ACME",
+        "name": "People Hub",
+        "owner_group_id": "GRP-003",
+        "status": "operational",
+        "description": "Workday-based HR self-service",
+        "criticality": "high",
+    }
+    assert audits(episode)[-1][1:5] == ("create_service", "create", "services", "SVC-006")
+    assert [s["id"] for s in ok(episode, "list_services", criticality="high")["rows"]] == ["SVC-006"]
+    refused(episode, world_rows, "create_service", 409, "duplicate", name="hr portal")
+    refused(episode, world_rows, "create_service", 400, "invalid_arguments", name="Old thing", status="retired")
+    refused(episode, world_rows, "create_service", 404, "not_found", name="Robots", owner_group_id="GRP-999")
+    refused(play(AGENT), world_rows, "create_service", 403, "forbidden", name="Robots")
+    changed = ok(episode, "update_service", service_id="SVC-006", criticality="critical", owner_group_id="GRP-001")
+    assert (changed["criticality"], changed["owner_group_id"], changed["changed"]) == (
+        "critical",
+        "GRP-001",
+        ["owner_group_id", "criticality"],
+    )
+    assert audits(episode)[-1][1:6] == (
+        "update_service", "update", "services", "SVC-006", '["criticality", "owner_group_id"]'
+    )  # fmt: skip
+    refused(episode, world_rows, "update_service", 409, "duplicate", service_id="SVC-006", name="VPN")
+    refused(episode, world_rows, "update_service", 400, "missing_field", service_id="SVC-006")
+    refused(play(AGENT), world_rows, "update_service", 403, "forbidden", service_id="SVC-001", description="x")
+
+
+def test_a_successor_takes_over_the_offerings_and_the_old_service_is_retired(play, world_rows):
+    episode = play(MANAGER)
+    # HR Portal's open incident INC0001024 still names it: it cannot be retired yet
+    message = refused(episode, world_rows, "update_service_status", 409, "in_use", service_id="SVC-005",
+                      status="retired")  # fmt: skip
+    assert "INC0001024" in message
+    new = ok(episode, "create_service", name="People Hub", owner_group_id="GRP-003")["id"]
+    moved = ok(episode, "update_service_offering", offering_id="OFR-010", service_id=new)
+    assert (moved["service_id"], moved["changed"], moved["incidents_moved"]) == (new, ["service_id"], ["INC0001024"])
+    assert rows(episode, "SELECT service_id, offering_id FROM incidents WHERE id = 'INC0001024'") == [(new, "OFR-010")]
+    assert rows(episode, "SELECT service_id FROM incidents WHERE id = 'INC0001010'") == [("SVC-005",)]  # resolved
+    assert ok(episode, "update_service_offering", offering_id="OFR-009", service_id=new)["incidents_moved"] == []
+    renamed = ok(episode, "update_service_offering", offering_id="OFR-009", name="Leave and absence (Workday)")
+    assert renamed["changed"] == ["name"]
+    retired = ok(episode, "update_service_status", service_id="SVC-005", status="retired")
+    assert retired["status"] == "retired"
+    # retiring is final: no status or detail changes, no incidents or offerings recorded against it
+    refused(episode, world_rows, "update_service_status", 409, "record_closed", service_id="SVC-005",
+            status="operational")  # fmt: skip
+    refused(episode, world_rows, "update_service", 409, "record_closed", service_id="SVC-005", description="x")
+    refused(episode, world_rows, "update_service_offering", 409, "record_closed", offering_id="OFR-009",
+            service_id="SVC-005")  # fmt: skip
+    refused(episode, world_rows, "create_incident", 409, "retired_service", caller_id=REPORTER,
+            short_description="x", category="software", impact=3, urgency=3, service_id="SVC-005")  # fmt: skip
+    refused(episode, world_rows, "update_incident", 409, "retired_service", incident_number="INC0001026",
+            service_id="SVC-005", offering_id="OFR-009")  # fmt: skip
+    refused(episode, world_rows, "update_service_offering", 400, "missing_field", offering_id="OFR-009")
+    refused(play(AGENT), world_rows, "update_service_offering", 403, "forbidden", offering_id="OFR-001", name="x")
+    assert [(a[1], a[3], a[4]) for a in audits(episode)] == [
+        ("create_service", "services", new),
+        ("update_service_offering", "incidents", "INC0001024"),
+        ("update_service_offering", "service_offerings", "OFR-010"),
+        ("update_service_offering", "service_offerings", "OFR-009"),
+        ("update_service_offering", "service_offerings", "OFR-009"),
+        ("update_service_status", "services", "SVC-005"),
+    ]
+
+
+def test_a_service_named_by_an_active_template_is_not_retired(play, world_rows):
+    episode = play(MANAGER)
+    ok(episode, "update_incident_template", template_id="TPL-001", service_id="SVC-004")
+    execute(episode, "UPDATE incidents SET status = 'resolved' WHERE service_id = 'SVC-004'")
+    message = refused(episode, world_rows, "update_service_status", 409, "in_use", service_id="SVC-004",
+                      status="retired")  # fmt: skip
+    assert "TPL-001" in message
+    ok(episode, "update_incident_template", template_id="TPL-001", active=False)
+    assert ok(episode, "update_service_status", service_id="SVC-004", status="retired")["changed"] == ["status"]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, ForeignKey, String, UniqueConstraint
+from sqlalchemy import Boolean, ForeignKey, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..base import Base, enum_check
+from ..base import TEXT, Base, enum_check
 
 ORG_KINDS = ("company", "provider", "client")
 ACTIONS = ("read", "crud")
@@ -30,6 +30,8 @@ class Location(Base):
     name: Mapped[str] = mapped_column(String)
     city: Mapped[str] = mapped_column(String)
     country: Mapped[str] = mapped_column(String)
+    address: Mapped[str | None] = mapped_column(String, info=TEXT)  # street address, when known
+    active: Mapped[bool] = mapped_column(Boolean, default=True)  # a closed site: nobody and nothing new goes there
 
 
 class SysUser(Base):
@@ -97,6 +99,8 @@ class UserGroup(Base):
     name: Mapped[str] = mapped_column(String)
     email: Mapped[str | None] = mapped_column(String)
     manager_id: Mapped[str | None] = mapped_column(ForeignKey("sys_users.id"))
+    description: Mapped[str | None] = mapped_column(Text, info=TEXT)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)  # an inactive group takes no new work or members
 
 
 class GroupMember(Base):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import CheckConstraint, ForeignKey, Integer, String, Text
+from sqlalchemy import Boolean, CheckConstraint, ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from ..base import TEXT, Base, enum_check
@@ -25,6 +25,8 @@ class IncidentTemplate(Base):
     impact: Mapped[int] = mapped_column(Integer)
     urgency: Mapped[int] = mapped_column(Integer)
     assignment_group_id: Mapped[str | None] = mapped_column(ForeignKey("user_groups.id"))
+    service_id: Mapped[str | None] = mapped_column(ForeignKey("services.id"))
+    active: Mapped[bool] = mapped_column(Boolean, default=True)  # an inactive template cannot be used
 
 
 class Incident(Base):

@@ -8,18 +8,25 @@ from sqlalchemy.orm import Mapped, mapped_column
 from ..base import TEXT, Base, enum_check
 
 SERVICE_STATUSES = ("operational", "degraded", "outage", "retired")
+CRITICALITIES = ("critical", "high", "medium", "low")
 REQUEST_STATUSES = ("submitted", "approved", "fulfilled", "rejected", "cancelled")
 
 
 class Service(Base):
     __tablename__ = "services"
-    __table_args__ = (enum_check("status", SERVICE_STATUSES), {"info": {"id_format": "SVC-{:03d}"}})
+    __table_args__ = (
+        enum_check("status", SERVICE_STATUSES),
+        enum_check("criticality", CRITICALITIES),
+        {"info": {"id_format": "SVC-{:03d}"}},
+    )
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"), index=True)
     name: Mapped[str] = mapped_column(String)
     owner_group_id: Mapped[str | None] = mapped_column(ForeignKey("user_groups.id"))
     status: Mapped[str] = mapped_column(String, default="operational")
+    description: Mapped[str | None] = mapped_column(Text, info=TEXT)
+    criticality: Mapped[str] = mapped_column(String, default="medium")  # how much the business depends on it
 
 
 class ServiceOffering(Base):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Boolean, CheckConstraint, ForeignKey, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..base import Base, enum_check
+from ..base import TEXT, Base, enum_check
 
 STAGES = ("response", "resolution")
 CLOCK_STATES = ("in_progress", "paused", "completed", "cancelled")
@@ -18,11 +18,12 @@ class SLADefinition(Base):
         CheckConstraint("priority BETWEEN 1 AND 5", name="priority_range"),
         CheckConstraint("target_minutes > 0", name="target_pos"),
         UniqueConstraint("org_id", "priority", "stage", name="one_per_priority_stage"),
+        {"info": {"id_format": "SLA-{:03d}"}},  # new definitions; the seeded ones have descriptive ids
     )
 
     id: Mapped[str] = mapped_column(String, primary_key=True)
     org_id: Mapped[str] = mapped_column(ForeignKey("organizations.id"), index=True)
-    name: Mapped[str] = mapped_column(String)
+    name: Mapped[str] = mapped_column(String, info=TEXT)
     priority: Mapped[int] = mapped_column(Integer)
     stage: Mapped[str] = mapped_column(String)
     target_minutes: Mapped[int] = mapped_column(Integer)

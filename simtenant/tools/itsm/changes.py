@@ -42,6 +42,7 @@ from .common import (
     same_org,
     target_org,
 )
+from .identity import active_group
 from .incidents import incident_in_scope
 
 ChangeId = Annotated[str, Field(description="The change number, e.g. CHG0000201")]
@@ -192,7 +193,7 @@ def create_change_request(
         if not requester["active"]:
             raise Conflict(f"user {requested_by_id} is inactive", error="inactive_user")
     if assignment_group_id is not None:
-        _in_org(ctx, UserGroup, assignment_group_id, org, "group")
+        active_group(_in_org(ctx, UserGroup, assignment_group_id, org, "group"))
     if ci_id is not None:
         _in_org(ctx, ConfigurationItem, ci_id, org, "configuration item")
     for name, value in (("start_at", start_at), ("end_at", end_at)):
@@ -274,7 +275,7 @@ def update_change_request(
     if start is not None and end is not None and start >= end:
         raise InvalidArgument(f"end_at {end} must be after start_at {start}", error="invalid_value")
     if assignment_group_id is not None:
-        _in_org(ctx, UserGroup, assignment_group_id, change["org_id"], "group")
+        active_group(_in_org(ctx, UserGroup, assignment_group_id, change["org_id"], "group"))
     if ci_id is not None:
         _in_org(ctx, ConfigurationItem, ci_id, change["org_id"], "configuration item")
     if given.keys() & {"category", "risk", "impact"}:

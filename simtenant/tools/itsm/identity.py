@@ -63,7 +63,13 @@ SVC = "itsm.identity"
 _ORGS, _LOCATIONS, _USERS = Organization.__table__, Location.__table__, SysUser.__table__
 _GROUPS, _INCIDENTS, _CIS = UserGroup.__table__, Incident.__table__, ConfigurationItem.__table__
 _ORGS_LISTED = Statement.of(select(_ORGS).where(one_of(_ORGS.c.id, "orgs")).order_by(_ORGS.c.id))
-_LOCATIONS_LISTED = Pages.of(select(_LOCATIONS).where(one_of(_LOCATIONS.c.org_id, "orgs")).order_by(_LOCATIONS.c.id))
+_LOCATIONS_LISTED = Filtered(
+    select(_LOCATIONS).where(one_of(_LOCATIONS.c.org_id, "orgs")),
+    (_LOCATIONS.c.id,),
+    name=contains(_LOCATIONS.c.name, "name"),
+    city=func.lower(_LOCATIONS.c.city) == bindparam("city"),
+    active=_LOCATIONS.c.active.is_(bindparam("active", type_=Boolean)),
+)
 _EMAIL_TAKEN = Statement.of(
     select(_USERS.c.id, _USERS.c.org_id, _USERS.c.name)
     .where(func.lower(_USERS.c.email) == bindparam("email"))
@@ -123,20 +129,50 @@ def group_in_scope(ctx: ToolContext, group_id: str, action: str = "read") -> Row
 
 
 def org_location(ctx: ToolContext, location_id: str, org_id: str) -> Row:
-    """A location of ``org_id``: 404 if unknown or out of scope, 400 cross_organization if of another one."""
-    return related(ctx, Location, location_id, "location", org_id)
+    """A location of ``org_id`` where people and devices may be placed: 404 if unknown or out of scope,
+    400 cross_organization if of another one, 409 inactive_location if the site is closed."""
+    location = related(ctx, Location, location_id, "location", org_id)
+    if not location["active"]:
+        raise Conflict(
+            f"location {location['id']} ({location['name']}) is inactive: nobody and nothing new is placed there",
+            error="inactive_location",
+        )
+    return location
+
+
+def active_group(group: Row, what: str = "group") -> Row:
+    """``group`` if it is active; 409 inactive_group otherwise (an inactive group takes no new work,
+    members, services or templates)."""
+    if not group["active"]:
+        raise Conflict(
+            f"{what} {group['id']} ({group['name']}) is inactive: it takes no new work or members",
+            error="inactive_group",
+        )
+    return group
+
+
+def org_group(ctx: ToolContext, group_id: str, org_id: str, what: str = "group") -> Row:
+    """An active group of ``org_id`` a record is given to: 404 if unknown or out of scope, 400
+    cross_organization if of another organization, 409 inactive_group if inactive."""
+    return active_group(related(ctx, UserGroup, group_id, what, org_id), what)
 
 
 def role_by_id(ctx: ToolContext, role_id: str) -> Row:
     return ctx.rows.need(Role, role_id, "role")
 
 
-def _email(ctx: ToolContext, email: str, except_user: str | None = None) -> str:
-    """The address normalised (lowercase), if it looks like one and no other user has it."""
+def email_address(email: str) -> str:
+    """The address normalised (lowercase), if it looks like one (400 invalid_value otherwise)."""
     email = email.strip().lower()
     local, _, domain = email.partition("@")
     if not local or "." not in domain or " " in email:
         raise InvalidArgument(f"{email!r} is not an email address", error="invalid_value")
+    return email
+
+
+def _email(ctx: ToolContext, email: str, except_user: str | None = None) -> str:
+    """The address normalised (lowercase), if it looks like one and no other user has it."""
+    email = email_address(email)
     taken = ctx.rows.one(_EMAIL_TAKEN, email=email)
     if taken is not None and taken["id"] != except_user:
         if not in_scope(ctx, taken["org_id"]):  # addresses are unique across the tenant; whose it is stays hidden
@@ -184,6 +220,7 @@ def grant_role(ctx: ToolContext, name: str, user: Row, role_id: str, org_id: str
 
 
 def join_group(ctx: ToolContext, name: str, group: Row, user: Row) -> Row:
+    active_group(group)
     works_in(ctx, group["org_id"], user)
     if ctx.rows.get(GroupMember, (group["id"], user["id"])) is not None:
         raise Conflict(f"{user['id']} is already a member of {group['id']} ({group['name']})", error="duplicate")
@@ -217,9 +254,26 @@ def list_organizations(ctx: ToolContext) -> Any:
 
 
 @tool(SVC, "GET", "/itsm/locations")
-def list_locations(ctx: ToolContext, org_id: InOrg = None, page: Page = 1, per_page: PerPage = 20) -> Any:
-    """List the locations (offices, sites) of the organizations in your scope."""
-    return ctx.rows.page(_LOCATIONS_LISTED, page, per_page, orgs=listed_orgs(ctx, "location", org_id))
+def list_locations(
+    ctx: ToolContext,
+    name_contains: Annotated[str | None, Field(description="Only locations whose name contains this text")] = None,
+    city: Annotated[str | None, Field(description="Only locations in this city (case does not matter)")] = None,
+    active: Annotated[bool | None, Field(description="Only open (true) or closed (false) locations")] = None,
+    org_id: InOrg = None,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
+    """List the locations (offices, sites) of the organizations in your scope, with their address and
+    whether they are active (open), optionally filtered."""
+    return ctx.rows.page(
+        _LOCATIONS_LISTED,
+        page,
+        per_page,
+        orgs=listed_orgs(ctx, "location", org_id),
+        name=name_contains or None,
+        city=None if city is None else city.strip().lower(),
+        active=active,
+    )
 
 
 @tool(SVC, "GET", "/itsm/locations/get")
@@ -303,7 +357,7 @@ def onboard_user(
     org = target_org(ctx, org_id)
     require(ctx, "user", "crud", org)
     role_ids, group_ids = list(dict.fromkeys(role_ids)), list(dict.fromkeys(group_ids))
-    groups = [same_org(org, UserGroup, group_in_scope(ctx, g, "crud"), "group") for g in group_ids]
+    groups = [active_group(same_org(org, UserGroup, group_in_scope(ctx, g, "crud"), "group")) for g in group_ids]
     email = _email(ctx, email)
     if location_id is not None:
         org_location(ctx, location_id, org)

@@ -7,9 +7,10 @@ import contextlib
 from typing import Annotated, Any
 
 from pydantic import Field
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Boolean, bindparam, func, select
 
 from ...errors import Conflict, InvalidArgument, NotFound
+from ...schema.itsm.changes import ChangeRequest
 from ...schema.itsm.identity import (
     GroupMember,
     Organization,
@@ -20,16 +21,21 @@ from ...schema.itsm.identity import (
     UserGroup,
     UserRole,
 )
+from ...schema.itsm.incidents import Incident, IncidentTemplate
+from ...schema.itsm.problems import Problem
+from ...schema.itsm.services import CatalogItem, Service
 from ..engine.dispatch import ToolContext
 from ..engine.registry import Text, tool
-from ..engine.rows import Pages, Row, Statement, one_of
+from ..engine.rows import Filtered, Pages, Row, Statement, one_of
 from .common import (
     InOrg,
+    OrgId,
     Page,
     PerPage,
     allowed,
     apply_updates,
     audit,
+    filled,
     find_one,
     forget_grants,
     in_scope,
@@ -49,6 +55,7 @@ from .identity import (
     Resource,
     RoleId,
     UserId,
+    email_address,
     grant_role,
     group_in_scope,
     join_group,
@@ -78,7 +85,57 @@ _HELD_IN = Statement.of(
     .where(_ROLES.c.user_id == bindparam("user_id"), one_of(_ROLES.c.org_id, "orgs"))
     .order_by(_ROLES.c.org_id, _ROLES.c.role_id)
 )
-_GROUPS_LISTED = Pages.of(select(_GROUPS).where(one_of(_GROUPS.c.org_id, "orgs")).order_by(_GROUPS.c.id))
+_GROUPS_LISTED = Filtered(
+    select(_GROUPS).where(one_of(_GROUPS.c.org_id, "orgs")),
+    (_GROUPS.c.id,),
+    active=_GROUPS.c.active.is_(bindparam("active", type_=Boolean)),
+)
+_GROUP_NAME_TAKEN = Statement.of(
+    select(_GROUPS.c.id)
+    .where(_GROUPS.c.org_id == bindparam("org_id"), func.lower(_GROUPS.c.name) == bindparam("name"))
+    .order_by(_GROUPS.c.id)
+    .limit(1)
+)
+_GROUP_EMAIL_TAKEN = Statement.of(
+    select(_GROUPS.c.id)
+    .where(_GROUPS.c.org_id == bindparam("org_id"), func.lower(_GROUPS.c.email) == bindparam("email"))
+    .order_by(_GROUPS.c.id)
+    .limit(1)
+)
+
+
+def _count(model: Any, *where: Any) -> Statement:
+    table = model.__table__
+    return Statement.of(select(func.count()).select_from(table).where(*where))
+
+
+_INCIDENTS, _PROBLEMS, _CHANGES = Incident.__table__, Problem.__table__, ChangeRequest.__table__
+_SERVICES, _TEMPLATES, _ITEMS = Service.__table__, IncidentTemplate.__table__, CatalogItem.__table__
+# what still hangs on a group: a group is deactivated only when every count is 0
+_GROUP_WORK = {
+    "open incidents": _count(
+        Incident,
+        _INCIDENTS.c.assignment_group_id == bindparam("group_id"),
+        _INCIDENTS.c.status.in_(("new", "in_progress", "on_hold")),
+    ),
+    "open problems": _count(
+        Problem, _PROBLEMS.c.assignment_group_id == bindparam("group_id"), _PROBLEMS.c.status != "closed"
+    ),
+    "open changes": _count(
+        ChangeRequest,
+        _CHANGES.c.assignment_group_id == bindparam("group_id"),
+        _CHANGES.c.status.not_in(("closed", "cancelled")),
+    ),
+    "services it owns": _count(
+        Service, _SERVICES.c.owner_group_id == bindparam("group_id"), _SERVICES.c.status != "retired"
+    ),
+    "active incident templates": _count(
+        IncidentTemplate, _TEMPLATES.c.assignment_group_id == bindparam("group_id"), _TEMPLATES.c.active.is_(True)
+    ),
+    "active catalog items": _count(
+        CatalogItem, _ITEMS.c.fulfillment_group_id == bindparam("group_id"), _ITEMS.c.active.is_(True)
+    ),
+}
 _GROUP_NAMED = Statement.of(
     select(_GROUPS)
     .where(func.lower(_GROUPS.c.name) == bindparam("name"), one_of(_GROUPS.c.org_id, "orgs"))
@@ -222,9 +279,15 @@ def _group_view(ctx: ToolContext, group: Row) -> dict[str, Any]:
 
 
 @tool(SVC, "GET", "/itsm/groups")
-def list_groups(ctx: ToolContext, org_id: InOrg = None, page: Page = 1, per_page: PerPage = 20) -> Any:
+def list_groups(
+    ctx: ToolContext,
+    active: Annotated[bool | None, Field(description="Only active (true) or inactive (false) groups")] = None,
+    org_id: InOrg = None,
+    page: Page = 1,
+    per_page: PerPage = 20,
+) -> Any:
     """List the groups (teams such as Service Desk) of the organizations in your scope."""
-    return ctx.rows.page(_GROUPS_LISTED, page, per_page, orgs=listed_orgs(ctx, "group", org_id))
+    return ctx.rows.page(_GROUPS_LISTED, page, per_page, orgs=listed_orgs(ctx, "group", org_id), active=active)
 
 
 @tool(SVC, "GET", "/itsm/groups/by-name")
@@ -295,4 +358,99 @@ def set_group_manager(ctx: ToolContext, group_id: GroupId, manager_id: UserId) -
     changed = apply_updates(ctx, UserGroup, group, {"manager_id": manager_id}, ["manager_id"])
     if changed:
         audit(ctx, "set_group_manager", "update", UserGroup, group, changed)
+    return {**_group_view(ctx, group), "changed": changed}
+
+
+def _group_name(ctx: ToolContext, org_id: str, name: str, except_id: str | None = None) -> str:
+    taken = ctx.rows.value(_GROUP_NAME_TAKEN, org_id=org_id, name=name.lower())
+    if taken is not None and taken != except_id:
+        raise Conflict(f"{org_id} already has a group named {name!r}: {taken}", error="duplicate")
+    return name
+
+
+def _group_email(ctx: ToolContext, org_id: str, email: str, except_id: str | None = None) -> str:
+    email = email_address(email)
+    taken = ctx.rows.value(_GROUP_EMAIL_TAKEN, org_id=org_id, email=email)
+    if taken is not None and taken != except_id:
+        raise Conflict(f"group {taken} already has the email address {email}", error="duplicate")
+    return email
+
+
+@tool(SVC, "POST", "/itsm/groups/create")
+def create_group(
+    ctx: ToolContext,
+    name: Annotated[Text, Field(description="The group's name, unique within the organization")],
+    email: Annotated[Text | None, Field(description="The group's shared mailbox, e.g. oncall@example.com")] = None,
+    manager_id: Annotated[str | None, Field(description="Its manager: an active user of the organization")] = None,
+    description: Annotated[Text | None, Field(description="What the group does")] = None,
+    org_id: OrgId = None,
+) -> Any:
+    """Create a group (a team work is assigned to) in an organization (yours by default; a client's
+    org_id for a client's group), active and without members: add them with add_group_member. Needs
+    change rights on groups there; the name (and email) must be new in that organization (409 duplicate)."""
+    org = target_org(ctx, org_id)
+    require(ctx, "group", "crud", org)
+    _group_name(ctx, org, name)
+    if email is not None:
+        email = _group_email(ctx, org, email)
+    if manager_id is not None:
+        member_user(ctx, manager_id, org, "manager")
+    group = {
+        "id": ctx.rows.next_id(UserGroup),
+        "org_id": org,
+        "name": name,
+        "email": email,
+        "manager_id": manager_id,
+        "description": description,
+        "active": True,
+    }
+    ctx.rows.insert(UserGroup, group)
+    audit(ctx, "create_group", "create", UserGroup, group, filled(group))
+    return _group_view(ctx, group)
+
+
+@tool(SVC, "POST", "/itsm/groups/update")
+def update_group(
+    ctx: ToolContext,
+    group_id: GroupId,
+    name: Annotated[Text | None, Field(description="New name, unique within the organization")] = None,
+    email: Annotated[Text | None, Field(description="New shared mailbox")] = None,
+    description: Annotated[Text | None, Field(description="New description")] = None,
+    active: Annotated[
+        bool | None,
+        Field(
+            description="false deactivates the group (only once no open work, service, template or item is "
+            "left on it); true reactivates it"
+        ),
+    ] = None,
+) -> Any:
+    """Change a group's name, email or description (only the fields given), or deactivate or reactivate
+    it (its manager: set_group_manager; its members: add_group_member, remove_group_member). A group is
+    deactivated only when no open incident, problem or change is assigned to it and it owns no service,
+    active incident template or active catalog item (409 in_use); an inactive group takes no new work,
+    members, services or templates (409 inactive_group)."""
+    group = group_in_scope(ctx, group_id, "crud")
+    updates: dict[str, Any] = {
+        k: v
+        for k, v in {"name": name, "email": email, "description": description, "active": active}.items()
+        if v is not None
+    }
+    if not updates:
+        raise InvalidArgument("give at least one field to change", error="missing_field")
+    if name is not None:
+        _group_name(ctx, group["org_id"], name, except_id=group["id"])
+    if email is not None:
+        updates["email"] = _group_email(ctx, group["org_id"], email, except_id=group["id"])
+    if active is False and group["active"]:
+        left = {what: ctx.rows.value(query, group_id=group["id"]) for what, query in _GROUP_WORK.items()}
+        left = {what: count for what, count in left.items() if count}
+        if left:
+            listed = ", ".join(f"{count} {what}" for what, count in left.items())
+            raise Conflict(
+                f"group {group['id']} ({group['name']}) still has {listed}: move them to another group first",
+                error="in_use",
+            )
+    changed = apply_updates(ctx, UserGroup, group, updates, updates)
+    if changed:
+        audit(ctx, "update_group", "update", UserGroup, group, changed)
     return {**_group_view(ctx, group), "changed": changed}

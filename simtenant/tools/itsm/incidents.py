@@ -9,7 +9,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from sqlalchemy import bindparam, select
+from sqlalchemy import Boolean, bindparam, select
 
 from ...errors import Conflict, InvalidArgument
 from ...schema.itsm.cmdb import ConfigurationItem
@@ -46,6 +46,7 @@ from .common import (
     require,
     require_somewhere,
 )
+from .identity import active_group
 
 SERVICE = "itsm.incidents"
 TRANSITIONS: dict[str, tuple[str, ...]] = {
@@ -87,12 +88,18 @@ _LISTED = Filtered(
     assigned_to_id=_INCIDENTS.c.assigned_to_id == bindparam("assigned_to_id"),
     caller_id=_INCIDENTS.c.caller_id == bindparam("caller_id"),
     category=_INCIDENTS.c.category == bindparam("category"),
+    service_id=_INCIDENTS.c.service_id == bindparam("service_id"),
     text=contains(_INCIDENTS.c.short_description, "text"),
 )
 _CHILD_IDS = Statement.of(
     select(_INCIDENTS.c.id).where(_INCIDENTS.c.parent_id == bindparam("parent_id")).order_by(_INCIDENTS.c.id)
 )
-_TEMPLATES_IN = Statement.of(select(_TEMPLATES).where(one_of(_TEMPLATES.c.org_id, "orgs")).order_by(_TEMPLATES.c.id))
+_TEMPLATES_IN = Filtered(
+    select(_TEMPLATES),
+    (_TEMPLATES.c.id,),
+    orgs=one_of(_TEMPLATES.c.org_id, "orgs"),
+    active=_TEMPLATES.c.active.is_(bindparam("active", type_=Boolean)),
+)
 
 
 # --- shared by the incident, SLA and knowledge modules ------------------------------------------
@@ -204,8 +211,17 @@ def _check_member(ctx: ToolContext, user: Row, group: Row) -> None:
         )
 
 
-def _check_service(ctx: ToolContext, org_id: str, service_id: str | None, offering_id: str | None) -> None:
+def _check_service(
+    ctx: ToolContext, org_id: str, service_id: str | None, offering_id: str | None, new_service: bool = False
+) -> None:
+    """The service and offering of an incident: of its organization, the offering of that service; a
+    service newly given must not be retired (409 retired_service)."""
     service = related(ctx, Service, service_id, "service", org_id) if service_id else None
+    if service is not None and new_service and service["status"] == "retired":
+        raise Conflict(
+            f"service {service['id']} ({service['name']}) is retired: incidents are not recorded against it",
+            error="retired_service",
+        )
     offering = related(ctx, ServiceOffering, offering_id, "service offering", org_id) if offering_id else None
     if service is not None and offering is not None and offering["service_id"] != service["id"]:
         raise InvalidArgument(
@@ -263,6 +279,7 @@ def list_incidents(
     assigned_to_id: Annotated[str | None, Field(description="Only incidents assigned to this user")] = None,
     caller_id: Annotated[str | None, Field(description="Only incidents this user reported")] = None,
     category: Annotated[Category | None, Field(description="Only incidents of this category")] = None,
+    service_id: Annotated[str | None, Field(description="Only incidents recorded against this service")] = None,
     short_description_contains: Annotated[
         str | None, Field(description="Only incidents whose short description contains this text")
     ] = None,
@@ -284,6 +301,7 @@ def list_incidents(
         assigned_to_id=assigned_to_id,
         caller_id=caller_id,
         category=category,
+        service_id=service_id,
     )
 
 
@@ -316,10 +334,15 @@ def get_incidents_by_caller(
 
 
 @tool(SERVICE, "GET", "/itsm/incidents/templates")
-def list_incident_templates(ctx: ToolContext, org_id: InOrg = None) -> Any:
+def list_incident_templates(
+    ctx: ToolContext,
+    active: Annotated[bool | None, Field(description="Only templates in use (true) or withdrawn (false)")] = None,
+    org_id: InOrg = None,
+) -> Any:
     """List the incident templates: each gives default short description, category, impact,
-    urgency and assignment group for create_incident(template_id=...)."""
-    return {"templates": ctx.rows.all(_TEMPLATES_IN, orgs=listed_orgs(ctx, "incident", org_id))}
+    urgency, assignment group and service for create_incident(template_id=...); an inactive
+    template cannot be used."""
+    return {"templates": ctx.rows.all(_TEMPLATES_IN, orgs=listed_orgs(ctx, "incident", org_id), active=active)}
 
 
 # --- create and update ---------------------------------------------------------------------------
@@ -356,11 +379,17 @@ def create_incident(
     require(ctx, "incident", "crud", org)
     template = related(ctx, IncidentTemplate, template_id, "incident template", org) if template_id else None
     if template is not None:
+        if not template["active"]:
+            raise Conflict(
+                f"incident template {template['id']} ({template['name']}) is inactive and cannot be used",
+                error="inactive_template",
+            )
         short_description = short_description or template["short_description"]
         category = category or template["category"]
         impact = impact or template["impact"]
         urgency = urgency or template["urgency"]
         assignment_group_id = assignment_group_id or template["assignment_group_id"]
+        service_id = service_id or template["service_id"]
     given = {"short_description": short_description, "category": category, "impact": impact, "urgency": urgency}
     missing = [name for name, value in given.items() if value is None]
     if missing:
@@ -368,8 +397,8 @@ def create_incident(
     if not caller["active"]:
         raise Conflict(f"caller {caller['id']} ({caller['name']}) is not an active user", error="inactive_user")
     if assignment_group_id:
-        related(ctx, UserGroup, assignment_group_id, "group", org)
-    _check_service(ctx, org, service_id, offering_id)
+        active_group(related(ctx, UserGroup, assignment_group_id, "group", org))
+    _check_service(ctx, org, service_id, offering_id, new_service=True)
     if ci_id:
         related(ctx, ConfigurationItem, ci_id, "configuration item", org)
     assert short_description is not None and impact is not None and urgency is not None
@@ -456,7 +485,7 @@ def update_incident(
         raise InvalidArgument("give at least one field to change", error="missing_field")
     org = incident["org_id"]
     if assignment_group_id:
-        group = related(ctx, UserGroup, assignment_group_id, "group", org)
+        group = active_group(related(ctx, UserGroup, assignment_group_id, "group", org))
         if incident["assigned_to_id"] and group["id"] != incident["assignment_group_id"]:
             _check_member(ctx, ctx.rows.get(SysUser, incident["assigned_to_id"]), group)
     _check_service(
@@ -464,6 +493,7 @@ def update_incident(
         org,
         updates.get("service_id", incident["service_id"]),
         updates.get("offering_id", incident["offering_id"]),
+        new_service=service_id is not None and service_id != incident["service_id"],
     )
     if ci_id:
         related(ctx, ConfigurationItem, ci_id, "configuration item", org)
@@ -499,7 +529,7 @@ def assign_incident(
         raise InvalidArgument(
             f"incident {incident['id']} has no assignment group; give assignment_group_id", error="missing_field"
         )
-    group = related(ctx, UserGroup, group_id, "group", org)
+    group = active_group(related(ctx, UserGroup, group_id, "group", org))
     user = related(ctx, SysUser, assigned_to_id, "user", org)
     _check_member(ctx, user, group)
     previous = incident["assigned_to_id"]

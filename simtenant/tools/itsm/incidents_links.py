@@ -67,16 +67,11 @@ def list_work_notes(ctx: ToolContext, incident_number: IncidentNumber) -> Any:
 # --- child incidents -----------------------------------------------------------------------------
 
 
-@tool(SERVICE, "POST", "/itsm/incidents/children/add")
-def add_child_incident(
-    ctx: ToolContext,
-    parent_number: Annotated[str, Field(description="The parent incident's number")],
-    child_number: Annotated[str, Field(description="The incident that becomes its child")],
-) -> Any:
-    """Make one incident the child of another (sets the child's parent). Both must be of the same
-    organization (400 cross_organization); an incident cannot be its own ancestor (409 cycle)."""
+def _new_parent(ctx: ToolContext, child: Row, parent_number: str) -> Row:
+    """The incident ``child`` may become a child of: of its organization (400 cross_organization), open
+    (409 record_closed: a closed or cancelled incident takes no more children), not its parent already
+    (409 duplicate) and not the child itself or one of its descendants (409 cycle)."""
     parent = incident_in_scope(ctx, parent_number)
-    child = incident_in_scope(ctx, child_number, "crud")
     same_org(child["org_id"], Incident, parent, "parent incident")
     if child["parent_id"] == parent["id"]:
         raise Conflict(f"{child['id']} is already a child of {parent['id']}", error="duplicate")
@@ -85,9 +80,80 @@ def add_child_incident(
         if ancestor["id"] == child["id"]:
             raise Conflict(f"making {child['id']} a child of {parent['id']} would make a cycle", error="cycle")
         ancestor = ctx.rows.get(Incident, ancestor["parent_id"]) if ancestor["parent_id"] else None
+    if parent["status"] in ("closed", "cancelled"):
+        raise Conflict(
+            f"parent incident {parent['id']} is {parent['status']}: it takes no more child incidents",
+            error="record_closed",
+        )
+    return parent
+
+
+def _current_parent(child: Row, parent_number: str | None) -> str:
+    """The child's parent (which must be ``parent_number`` when given); 409 not_a_child otherwise."""
+    if child["parent_id"] is None:
+        raise Conflict(f"{child['id']} is not the child of any incident", error="not_a_child")
+    if parent_number is not None and parent_number != child["parent_id"]:
+        raise Conflict(f"{child['id']} is a child of {child['parent_id']}, not of {parent_number}", error="not_a_child")
+    return child["parent_id"]
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/children/add")
+def add_child_incident(
+    ctx: ToolContext,
+    parent_number: Annotated[str, Field(description="The parent incident's number")],
+    child_number: Annotated[str, Field(description="The incident that becomes its child")],
+) -> Any:
+    """Make one incident the child of another (sets the child's parent). Both must be of the same
+    organization (400 cross_organization); the parent must be open (409 record_closed); an incident
+    cannot be its own ancestor (409 cycle). To move a child from one parent to another, use
+    update_child_incident."""
+    child = incident_in_scope(ctx, child_number, "crud")
+    parent = _new_parent(ctx, child, parent_number)
     previous = child["parent_id"]
     change_incident(ctx, "add_child_incident", child, {"parent_id": parent["id"]})
     return {**child, "previous_parent_id": previous}
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/children/move")
+def update_child_incident(
+    ctx: ToolContext,
+    child_number: Annotated[str, Field(description="The child incident to move")],
+    parent_number: Annotated[str, Field(description="The incident that becomes its parent instead")],
+    work_note: Annotated[Text, Field(description="Why it moves (recorded as a work note on the child)")],
+    current_parent_number: Annotated[
+        str | None, Field(description="Its parent now, to make sure the right link is moved")
+    ] = None,
+) -> Any:
+    """Move a child incident from its parent to another parent incident (a report filed under the wrong
+    outage), with the reason as a work note on the child. The child must have a parent (409 not_a_child);
+    the new parent must be of the same organization, open and not the child or one of its descendants."""
+    child = incident_in_scope(ctx, child_number, "crud")
+    previous = _current_parent(child, current_parent_number)
+    parent = _new_parent(ctx, child, parent_number)
+    change_incident(ctx, "update_child_incident", child, {"parent_id": parent["id"]})
+    note = write_note(
+        ctx, "update_child_incident", child, f"Moved from parent {previous} to parent {parent['id']}: {work_note}"
+    )
+    return {**child, "previous_parent_id": previous, "work_note": note}
+
+
+@tool(SERVICE, "POST", "/itsm/incidents/children/remove")
+def remove_child_incident(
+    ctx: ToolContext,
+    child_number: Annotated[str, Field(description="The child incident to detach")],
+    work_note: Annotated[Text, Field(description="Why it is detached (recorded as a work note on the child)")],
+    parent_number: Annotated[
+        str | None, Field(description="Its parent now, to make sure the right link is removed")
+    ] = None,
+) -> Any:
+    """Detach a child incident from its parent (a report that turns out to be a different fault), so it
+    is worked on its own, with the reason as a work note on the child. 409 not_a_child when it has no
+    parent (or another parent than the one given)."""
+    child = incident_in_scope(ctx, child_number, "crud")
+    previous = _current_parent(child, parent_number)
+    change_incident(ctx, "remove_child_incident", child, {"parent_id": None})
+    note = write_note(ctx, "remove_child_incident", child, f"Detached from parent {previous}: {work_note}")
+    return {**child, "previous_parent_id": previous, "work_note": note}
 
 
 @tool(SERVICE, "GET", "/itsm/incidents/children")

@@ -32,6 +32,7 @@ from .common import (
     same_org,
     target_org,
 )
+from .identity import active_group
 from .incidents import incident_in_scope
 
 ProblemId = Annotated[str, Field(description="The problem number, e.g. PRB0000101")]
@@ -74,7 +75,7 @@ def _open_problem(ctx: ToolContext, problem_id: str) -> Row:
 
 
 def _group_of(ctx: ToolContext, group_id: str, org_id: str) -> Row:
-    return related(ctx, UserGroup, group_id, "group", org_id)
+    return active_group(related(ctx, UserGroup, group_id, "group", org_id))
 
 
 def _assignee(ctx: ToolContext, user_id: str, org_id: str) -> Row:

@@ -12,7 +12,7 @@ from ...schema.itsm.changes import CHANGE_CATEGORIES, ChangeRequest
 from ...schema.itsm.cmdb import CI_STATUSES, ConfigurationItem
 from ...schema.itsm.identity import SysUser, UserGroup
 from ...schema.itsm.incidents import CATEGORIES, INCIDENT_STATUSES, Incident
-from ...schema.itsm.notifications import Notification
+from ...schema.itsm.notifications import NOTIFICATION_STATUSES, Notification
 from ...schema.itsm.sla import STAGES, IncidentSLA, SLADefinition
 from ..engine.dispatch import ToolContext
 from ..engine.registry import tool
@@ -24,6 +24,7 @@ Category = Literal[CATEGORIES]  # type: ignore[valid-type]
 Stage = Literal[STAGES]  # type: ignore[valid-type]
 ChangeCategory = Literal[CHANGE_CATEGORIES]  # type: ignore[valid-type]
 CIStatus = Literal[CI_STATUSES]  # type: ignore[valid-type]
+NotificationStatus = Literal[NOTIFICATION_STATUSES]  # type: ignore[valid-type]
 OPEN = ("new", "in_progress", "on_hold")
 
 _INCIDENTS, _CLOCKS, _SLAS = Incident.__table__, IncidentSLA.__table__, SLADefinition.__table__
@@ -63,7 +64,9 @@ BREACHED_BY_STAGE = _grouped(
     ),
 )
 NOTIFICATIONS_BY_CHANNEL = _grouped(
-    _NOTIFICATIONS.c.channel, recipient_id=_NOTIFICATIONS.c.recipient_id == bindparam("recipient_id")
+    _NOTIFICATIONS.c.channel,
+    recipient_id=_NOTIFICATIONS.c.recipient_id == bindparam("recipient_id"),
+    status=_NOTIFICATIONS.c.status == bindparam("status"),
 )
 CHANGES_BY_STATE = _grouped(_CHANGES.c.status, category=_CHANGES.c.category == bindparam("category"))
 CIS_BY_CLASS = _grouped(_CIS.c.ci_class, status=_CIS.c.status == bindparam("status"))
@@ -185,10 +188,15 @@ def count_breached_slas_by_stage(
 def count_notifications_by_channel(
     ctx: ToolContext,
     recipient_id: Annotated[str | None, Field(description="Only notifications sent to this user")] = None,
+    status: Annotated[
+        NotificationStatus | None, Field(description="Only notifications in this status: scheduled, sent, read, failed")
+    ] = None,
     org_id: InOrg = None,
 ) -> Any:
-    """Count notifications sent per channel (email, sms, portal)."""
-    return _counts(ctx, NOTIFICATIONS_BY_CHANNEL, "channel", "notification", org_id, recipient_id=recipient_id)
+    """Count notifications per channel (email, sms, portal), of every status or of one."""
+    return _counts(
+        ctx, NOTIFICATIONS_BY_CHANNEL, "channel", "notification", org_id, recipient_id=recipient_id, status=status
+    )
 
 
 @tool("itsm.reports", "GET", "/itsm/reports/sla-target-by-priority")
