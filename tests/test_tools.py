@@ -499,15 +499,39 @@ ERRORS = [
     ("users_update", {"user_id": "USR-001", "updates": {"id": "USR-999"}}, 400, "invalid_field"),
     ("users_update", {"user_id": "USR-001", "updates": {"created_at": NOW}}, 400, "invalid_field"),
     ("users_update", {"user_id": "USR-001", "updates": {"name": "X", "role": "admin"}}, 400, "invalid_field"),
-    ("users_update", {"user_id": "USR-002", "updates": {"email": "jane.doe@example.com"}, "verification": PRIYA},
-     409, "duplicate_email"),
-    ("users_update", {"user_id": "USR-002", "updates": {"email": " Jane.Doe@Example.COM"}, "verification": PRIYA},
-     409, "duplicate_email"),
+    (
+        "users_update",
+        {"user_id": "USR-002", "updates": {"email": "jane.doe@example.com"}, "verification": PRIYA},
+        409,
+        "duplicate_email",
+    ),
+    (
+        "users_update",
+        {"user_id": "USR-002", "updates": {"email": " Jane.Doe@Example.COM"}, "verification": PRIYA},
+        409,
+        "duplicate_email",
+    ),
     ("users_update", {"user_id": "USR-002", "updates": {"email": "p@example.org"}}, 403, "verification_required"),
-    ("users_update", {"user_id": "USR-001", "updates": {"address": "1 Main St"}, "verification": {
-        "phone_last4": "0154", "postal_code": "97402"}}, 403, "verification_failed"),
-    ("users_update", {"user_id": "USR-001", "updates": {"phone": "+1-720-555-0000"}, "verification": {
-        "phone_last4": "0155", "postal_code": "97401"}}, 403, "verification_failed"),
+    (
+        "users_update",
+        {
+            "user_id": "USR-001",
+            "updates": {"address": "1 Main St"},
+            "verification": {"phone_last4": "0154", "postal_code": "97402"},
+        },
+        403,
+        "verification_failed",
+    ),
+    (
+        "users_update",
+        {
+            "user_id": "USR-001",
+            "updates": {"phone": "+1-720-555-0000"},
+            "verification": {"phone_last4": "0155", "postal_code": "97401"},
+        },
+        403,
+        "verification_failed",
+    ),
     ("users_update", {"user_id": "USR-001", "updates": {"tier": "diamond"}}, 400, "invalid_value"),
     ("users_update", {"user_id": "USR-001", "updates": {"tier": "Gold"}}, 400, "invalid_value"),
     ("users_update", {"user_id": "USR-001", "updates": {"name": "  "}}, 400, "invalid_value"),

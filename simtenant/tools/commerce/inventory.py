@@ -83,9 +83,7 @@ def inventory_search(
     per_page: Annotated[int, Field(ge=1, le=20, description="Products per page, at most 20")] = 20,
 ) -> Any:
     """Find products by a text in their name and by category, with price and stock, by name."""
-    found = ctx.rows.page(
-        PRODUCTS, page, per_page, query=None if query is None else query.strip(), category=category
-    )
+    found = ctx.rows.page(PRODUCTS, page, per_page, query=None if query is None else query.strip(), category=category)
     return {"page": page, "per_page": per_page, "total": found["total"], "products": found["rows"]}
 
 

@@ -450,7 +450,9 @@ def orders_return_items(
     _, lines = _returnable(ctx, order, reason_code)
     matched = _lines_back(ctx, order, lines, items, reason_code)
     discount = _discount(ctx, order)
-    priced = [(want.quantity, line, want.sku, _paid_for(order, discount, line, want.quantity)) for want, line, _ in matched]
+    priced = [
+        (want.quantity, line, want.sku, _paid_for(order, discount, line, want.quantity)) for want, line, _ in matched
+    ]
     due = sum((amount for *_, amount in priced), Decimal(0))
     remaining = refundable(ctx, order)
     refund_amount = min(due, max(remaining, Decimal(0)))
@@ -523,8 +525,13 @@ def orders_exchange_item(
     ctx.rows.insert(Order, replacement)
     ctx.rows.insert(
         OrderItem,
-        {"order_id": replacement["id"], "sku": new_sku, "quantity": quantity, "unit_price": 0.0,
-         "list_price": new["list_price"]},
+        {
+            "order_id": replacement["id"],
+            "sku": new_sku,
+            "quantity": quantity,
+            "unit_price": 0.0,
+            "list_price": new["list_price"],
+        },
     )
     ctx.rows.update(Product, new_sku, {"stock": new["stock"] - quantity})
     ctx.rows.update(Return, record["id"], {"exchange_order_id": replacement["id"]})
@@ -649,7 +656,9 @@ def orders_price_adjustment(ctx: ToolContext, order_id: OrderId, sku: Sku) -> An
     product = ctx.rows.need(Product, sku, "product")
     paid, now = to_decimal(line["unit_price"]), to_decimal(product["price"])
     if now >= paid:
-        raise Conflict(f"{sku} sells at {product['price']} now, not below the {line['unit_price']} paid", error="no_price_drop")
+        raise Conflict(
+            f"{sku} sells at {product['price']} now, not below the {line['unit_price']} paid", error="no_price_drop"
+        )
     back = {r["sku"]: r["quantity"] for r in ctx.rows.all(RETURNED_UNITS, order_id=order_id)}
     kept = line["quantity"] - back.get(sku, 0)
     if kept <= 0:

@@ -95,7 +95,9 @@ def users_search(
 def users_verify_identity(
     ctx: ToolContext,
     user_id: Annotated[str, Field(description="The user id, e.g. USR-001")],
-    phone_last4: Annotated[str, Field(pattern=r"^\d{4}$", description="The last four digits of their phone, as they say")],
+    phone_last4: Annotated[
+        str, Field(pattern=r"^\d{4}$", description="The last four digits of their phone, as they say")
+    ],
     postal_code: Annotated[str, Field(pattern=r"^\d{5}$", description="Their ZIP code, as they say")],
 ) -> Any:
     """Check what a customer says against their account: the phone's last four digits and the ZIP code on file."""
@@ -111,8 +113,10 @@ def users_update(
     updates: Annotated[dict[str, str], Field(description=f"Fields to change: any of {', '.join(WRITABLE_FIELDS)}")],
     verification: Annotated[
         Verification | None,
-        Field(description="The account holder's answers (phone's last 4 digits, ZIP on file): needed to change "
-              "email, phone or address"),
+        Field(
+            description="The account holder's answers (phone's last 4 digits, ZIP on file): needed to change "
+            "email, phone or address"
+        ),
     ] = None,
 ) -> Any:
     """Update a customer's profile fields (name, email, phone, address, tier); contact details (email, phone,
