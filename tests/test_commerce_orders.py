@@ -154,17 +154,17 @@ def test_an_exchange_ships_the_variant_as_a_no_charge_order(start_episode):
         "note": "too small",
     }
     result = episode.call("orders_exchange_item", args).result
-    assert (result["replacement_order_id"], result["order_status"]) == ("ORD-1095", "delivered")
+    assert (result["replacement_order_id"], result["order_status"]) == ("ORD-1096", "delivered")
     assert query(
         episode.path,
         "SELECT user_id, status, placed_at, shipping_address, subtotal, total, return_eligible "
-        "FROM orders WHERE id = 'ORD-1095'",
+        "FROM orders WHERE id = 'ORD-1096'",
     ) == [("USR-027", "processing", NOW, "911 Camino Alto, Santa Fe, NM 87501", 0.0, 0.0, 0)]
     assert query(
-        episode.path, "SELECT sku, quantity, unit_price, list_price FROM order_items WHERE order_id = 'ORD-1095'"
+        episode.path, "SELECT sku, quantity, unit_price, list_price FROM order_items WHERE order_id = 'ORD-1096'"
     ) == [("SKU-582", 1, 0.0, 72.0)]
     assert query(episode.path, "SELECT kind, refund_id, exchange_order_id FROM returns WHERE id = 'RET-0005'") == [
-        ("exchange", None, "ORD-1095")
+        ("exchange", None, "ORD-1096")
     ]
     assert (stock(episode.path, "SKU-581"), stock(episode.path, "SKU-582")) == (83, 13)
     assert query(episode.path, "SELECT count(*) FROM refunds WHERE order_id = 'ORD-1068'") == [(0,)]
@@ -373,3 +373,13 @@ def test_orders_search_filters_and_pages(start_episode):
     assert page["total"] > 40 and len(page["orders"]) == 3
     bad = episode.call("orders_search", {"placed_from": "March 1"})
     assert bad.error["error"] == "invalid_arguments"
+
+
+def test_a_return_after_price_protection_refunds_only_what_was_paid_net_of_it(start_episode):
+    episode = start_episode(TASK)
+    assert episode.call("orders_price_adjustment", {"order_id": "ORD-1075", "sku": "SKU-725"}).result["amount"] == 31.2
+    result = episode.call(
+        "orders_return_items",
+        {"order_id": "ORD-1075", "items": [back("SKU-725")], "reason_code": "changed_mind", "note": "one too many"},
+    ).result
+    assert result["refunded"] == 36.4  # paid 52.00, of which 15.60 came back already

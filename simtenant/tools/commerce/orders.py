@@ -374,13 +374,16 @@ def _lines_back(ctx: ToolContext, order: Row, lines: list[Row], wanted: list[Ret
     return matched
 
 
-def _paid_for(order: Row, discount: Decimal, line: Row, quantity: int) -> Decimal:
+def _paid_for(ctx: ToolContext, order: Row, discount: Decimal, line: Row, quantity: int) -> Decimal:
     """What the customer paid for ``quantity`` units of a line: their price less their share of the order's
-    coupon discounts (in proportion to their value in the subtotal), to the cent."""
+    coupon discounts (in proportion to their value in the subtotal), to the cent; less what price protection
+    already gave back for them (it covered every unit still held)."""
     gross = to_decimal(line["unit_price"]) * quantity
     subtotal = to_decimal(order["subtotal"])
     share = discount * gross / subtotal if subtotal > 0 else Decimal(0)
-    return rounded(gross - share)
+    protected = ctx.rows.find(PriceAdjustment, (), order_id=order["id"], sku=line["sku"])
+    given = sum((to_decimal(a["paid_price"]) - to_decimal(a["new_price"]) for a in protected), Decimal(0)) * quantity
+    return max(Decimal(0), rounded(gross - share - given))
 
 
 def _discount(ctx: ToolContext, order: Row) -> Decimal:
@@ -451,7 +454,8 @@ def orders_return_items(
     matched = _lines_back(ctx, order, lines, items, reason_code)
     discount = _discount(ctx, order)
     priced = [
-        (want.quantity, line, want.sku, _paid_for(order, discount, line, want.quantity)) for want, line, _ in matched
+        (want.quantity, line, want.sku, _paid_for(ctx, order, discount, line, want.quantity))
+        for want, line, _ in matched
     ]
     due = sum((amount for *_, amount in priced), Decimal(0))
     remaining = refundable(ctx, order)
