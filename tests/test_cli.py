@@ -16,9 +16,10 @@ from typer.testing import CliRunner
 
 from simtenant.cli import app
 from simtenant.grader.validate import TaskValidation
-from simtenant.world import get_task
+from simtenant.world import get_task, get_world
 
 TASKS = ["commerce/billing-discrepancy", "commerce/order-status", "commerce/refund-damaged-item"]
+COMMERCE = sorted(get_world("commerce").tasks)  # ServiceBench's three and the rest of the commerce world
 REFUND = "commerce/refund-damaged-item"
 GRADE_KEYS = {"task", "episode_db", "reward", "db_match", "partial_credit", "checks", "diff", "steps", "completed"}
 
@@ -66,7 +67,7 @@ def test_worlds_json():
     assert result.exit_code == 0, result.output
     rows = stdout_json(result)
     commerce = next(r for r in rows if r["world"] == "commerce")
-    assert (commerce["tables"], commerce["tools"], commerce["tasks"]) == (8, 11, 3)
+    assert (commerce["tables"], commerce["tools"], commerce["tasks"]) == (14, 25, len(COMMERCE))
     assert commerce["title"] == "Commerce back office"
 
 
@@ -81,9 +82,9 @@ def test_tasks_lists_the_commerce_tasks():
     result = invoke("tasks", "commerce")
     assert result.exit_code == 0, result.output
     rows = [line.split("\t") for line in result.stdout.splitlines()]  # into a pipe: one line a task, tabs
-    assert [row[0] for row in rows] == TASKS and len({len(row) for row in rows}) == 1 and len(rows[0]) > 1
+    assert [row[0] for row in rows] == COMMERCE and len({len(row) for row in rows}) == 1 and len(rows[0]) > 1
     listed = stdout_json(invoke("tasks", "commerce", "--json"))
-    assert [t["task"] for t in listed] == TASKS
+    assert [t["task"] for t in listed] == COMMERCE
     assert all(t["description"] for t in listed)
 
 
@@ -92,7 +93,7 @@ def test_tools_openai_format():
     assert result.exit_code == 0, result.output
     specs = stdout_json(result)
     assert isinstance(specs, list)
-    assert len(specs) == 12
+    assert len(specs) == 26
     assert all(s["type"] == "function" for s in specs)
     names = [s["function"]["name"] for s in specs]
     assert "finish" in names
@@ -104,7 +105,7 @@ def test_tools_json_format():
     result = invoke("tools", "commerce", "--format", "json")
     assert result.exit_code == 0, result.output
     tools = {t["name"]: t for t in stdout_json(result)}
-    assert len(tools) == 12
+    assert len(tools) == 26
     refund = tools["orders_process_refund"]
     assert (refund["service"], refund["method"], refund["path"]) == ("orders", "POST", "/orders/process-refund")
     assert set(refund["parameters"]["required"]) == {"order_id", "amount", "reason"}
@@ -314,7 +315,7 @@ def test_validate_commerce_json():
     assert result.exit_code == 0, result.output
     body = stdout_json(result)
     assert body["ok"] is True
-    assert [t["task"] for t in body["tasks"]] == TASKS
+    assert [t["task"] for t in body["tasks"]] == COMMERCE
     assert all(t["gold_reward"] == 1.0 and t["noop_reward"] == 0.0 for t in body["tasks"])
     assert all(t["identical_replays"] is True and t["problems"] == [] for t in body["tasks"])
 

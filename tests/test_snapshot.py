@@ -178,7 +178,7 @@ def test_every_seed_row_is_loaded(snap, table):
             "JOIN coupons c ON c.code = oc.coupon_code WHERE oc.order_id = 'ORD-1009'",
             [("SAVE20", "percent", 20.0, "list_price", 49.5)],
         ),
-        ("SELECT name, next_value FROM _sequences", [("refunds", 7)]),
+        ("SELECT name, next_value FROM _sequences WHERE name = 'refunds'", [("refunds", 7)]),
         ("SELECT MAX(id) FROM refunds", [("RF-0006",)]),
         ("SELECT COUNT(*) FROM _episode", [(0,)]),
         ("SELECT COUNT(*) FROM _calls", [(0,)]),

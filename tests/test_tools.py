@@ -23,17 +23,32 @@ NOW = "2026-03-14T10:00:00Z"
 TOOL_NAMES = [
     "users_lookup",
     "users_list",
+    "users_search",
+    "users_verify_identity",
     "users_update",
     "orders_lookup",
     "orders_by_user",
+    "orders_search",
     "orders_update_status",
     "orders_process_refund",
+    "orders_update_shipping_address",
+    "orders_return_items",
+    "orders_exchange_item",
+    "orders_coupon_lookup",
+    "orders_apply_coupon",
+    "orders_price_adjustment",
     "inventory_lookup",
     "inventory_check_stock",
     "inventory_price_history",
     "inventory_update_stock",
+    "inventory_search",
+    "inventory_variants",
+    "inventory_stock_ledger",
+    "inventory_record_count",
+    "inventory_write_off",
     "finish",
 ]
+JANE_VERIFIED = {"phone_last4": "0154", "postal_code": "97401"}  # her phone's last digits and ZIP on file
 JANE = {
     "id": "USR-001",
     "email": "jane.doe@example.com",
@@ -121,8 +136,9 @@ def test_users_lookup_by_email_any_case_or_by_id(start_episode, args):
         ({}, ["USR-001", "USR-002", "USR-003", "USR-004", "USR-005"]),
         ({"page": 1, "per_page": 5}, ["USR-001", "USR-002", "USR-003", "USR-004", "USR-005"]),
         ({"page": 2}, ["USR-006", "USR-007", "USR-008", "USR-009", "USR-010"]),
-        ({"page": 5, "per_page": 5}, ["USR-021", "USR-022", "USR-023", "USR-024"]),
-        ({"page": 6, "per_page": 5}, []),
+        ({"page": 5, "per_page": 5}, ["USR-021", "USR-022", "USR-023", "USR-024", "USR-025"]),
+        ({"page": 9, "per_page": 5}, ["USR-041", "USR-042"]),
+        ({"page": 10, "per_page": 5}, []),
         ({"page": 3, "per_page": 2}, ["USR-005", "USR-006"]),
         ({"page": 24, "per_page": 1}, ["USR-024"]),
     ],
@@ -131,7 +147,7 @@ def test_users_list_pages(start_episode, args, expected_ids):
     episode = start_episode()
     outcome = episode.call("users_list", args)
     assert outcome.ok, outcome.error
-    assert outcome.result["total"] == 24
+    assert outcome.result["total"] == 42
     assert outcome.result["page"] == args.get("page", 1)
     assert outcome.result["per_page"] == args.get("per_page", 5)
     assert [u["id"] for u in outcome.result["users"]] == expected_ids
@@ -140,11 +156,11 @@ def test_users_list_pages(start_episode, args, expected_ids):
 def test_users_list_pages_cover_every_user_once(start_episode):
     episode = start_episode()
     seen = []
-    for page in range(1, 6):
+    for page in range(1, 10):
         outcome = episode.call("users_list", {"page": page, "per_page": 5})
         seen += [u["id"] for u in outcome.result["users"]]
-    assert seen == [f"USR-{n:03d}" for n in range(1, 25)]
-    assert outcome.result["users"][-1]["email"] == "uma.venkatesh@example.net"
+    assert seen == [f"USR-{n:03d}" for n in range(1, 43)]
+    assert outcome.result["users"][-1]["email"] == "felix.wagner@example.com"
 
 
 @pytest.mark.parametrize(
@@ -160,7 +176,10 @@ def test_users_list_pages_cover_every_user_once(start_episode):
 def test_users_update_writes_only_that_user(start_episode, world_rows, updates, stored):
     episode = start_episode()
     before = world_rows(episode.path)
-    outcome = episode.call("users_update", {"user_id": "USR-001", "updates": updates})
+    args = {"user_id": "USR-001", "updates": updates}
+    if {"email", "phone", "address"} & set(updates):  # contact details change only with verification
+        args["verification"] = JANE_VERIFIED
+    outcome = episode.call("users_update", args)
     assert outcome.ok, outcome.error
     assert outcome.result == {**JANE, **stored}
     expected = {**JANE, **stored}
@@ -248,24 +267,28 @@ def test_orders_by_user_oldest_first(start_episode, user_id, order_ids):
 
 
 @pytest.mark.parametrize(
-    ("order_id", "previous", "new"),
+    ("order_id", "previous", "new", "tables"),
     [
-        ("ORD-1054", "pending", "processing"),
-        ("ORD-1054", "pending", "cancelled"),
-        ("ORD-1027", "processing", "shipped"),
-        ("ORD-1027", "processing", "cancelled"),
-        ("ORD-1006", "shipped", "delivered"),
-        ("ORD-1005", "delivered", "returned"),  # return-eligible
+        ("ORD-1054", "pending", "processing", ["orders"]),
+        ("ORD-1054", "pending", "cancelled", ["orders", "products"]),  # units back in stock, nothing charged
+        ("ORD-1027", "processing", "shipped", ["orders", "shipments"]),  # its parcel leaves
+        ("ORD-1027", "processing", "cancelled", ["orders", "products", "refunds"]),  # charged: refunded
+        ("ORD-1006", "shipped", "delivered", ["orders", "shipments"]),  # its parcel arrives
+        ("ORD-1005", "delivered", "returned", ["orders"]),  # return-eligible
     ],
 )
-def test_orders_update_status_legal_transition(start_episode, world_rows, order_id, previous, new):
+def test_orders_update_status_legal_transition(start_episode, world_rows, order_id, previous, new, tables):
     episode = start_episode()
     before = world_rows(episode.path)
     outcome = episode.call("orders_update_status", {"order_id": order_id, "new_status": new})
     assert outcome.ok, outcome.error
-    assert outcome.result == {"order_id": order_id, "previous_status": previous, "status": new}
+    assert {k: outcome.result[k] for k in ("order_id", "previous_status", "status")} == {
+        "order_id": order_id,
+        "previous_status": previous,
+        "status": new,
+    }
     assert query(episode.path, "SELECT status, updated_at FROM orders WHERE id = ?", order_id) == [(new, NOW)]
-    assert list(changes(before, world_rows(episode.path))) == ["orders"]
+    assert sorted(changes(before, world_rows(episode.path))) == tables
 
 
 def test_orders_update_status_walks_the_whole_chain(start_episode):
@@ -297,7 +320,7 @@ def test_orders_process_refund_creates_rf_0007_with_the_frozen_clock(start_episo
     assert changes(before, world_rows(episode.path)) == {
         "refunds": (set(), {("RF-0007", "ORD-1005", 49.99, "SKU-445 arrived damaged", NOW)})
     }
-    assert sequences(episode.path) == [("refunds", 8)]
+    assert ("refunds", 8) in sequences(episode.path)
     second = episode.call("orders_process_refund", {"order_id": "ORD-1005", "amount": 28, "reason": "rest"})
     assert second.ok, second.error
     assert (second.result["id"], second.result["amount"], second.result["remaining_refundable"]) == (
@@ -416,6 +439,7 @@ def test_read_tools_write_nothing_and_are_recorded(start_episode, world_rows, to
 
 # --- every error class, with no partial write and a record in _calls -------------------------
 
+PRIYA = {"phone_last4": "0197", "postal_code": "04101"}  # USR-002's phone digits and ZIP on file
 ERRORS = [
     # unknown tool
     ("no_such_tool", {}, 404, "unknown_tool"),
@@ -475,8 +499,39 @@ ERRORS = [
     ("users_update", {"user_id": "USR-001", "updates": {"id": "USR-999"}}, 400, "invalid_field"),
     ("users_update", {"user_id": "USR-001", "updates": {"created_at": NOW}}, 400, "invalid_field"),
     ("users_update", {"user_id": "USR-001", "updates": {"name": "X", "role": "admin"}}, 400, "invalid_field"),
-    ("users_update", {"user_id": "USR-002", "updates": {"email": "jane.doe@example.com"}}, 409, "duplicate_email"),
-    ("users_update", {"user_id": "USR-002", "updates": {"email": " Jane.Doe@Example.COM"}}, 409, "duplicate_email"),
+    (
+        "users_update",
+        {"user_id": "USR-002", "updates": {"email": "jane.doe@example.com"}, "verification": PRIYA},
+        409,
+        "duplicate_email",
+    ),
+    (
+        "users_update",
+        {"user_id": "USR-002", "updates": {"email": " Jane.Doe@Example.COM"}, "verification": PRIYA},
+        409,
+        "duplicate_email",
+    ),
+    ("users_update", {"user_id": "USR-002", "updates": {"email": "p@example.org"}}, 403, "verification_required"),
+    (
+        "users_update",
+        {
+            "user_id": "USR-001",
+            "updates": {"address": "1 Main St"},
+            "verification": {"phone_last4": "0154", "postal_code": "97402"},
+        },
+        403,
+        "verification_failed",
+    ),
+    (
+        "users_update",
+        {
+            "user_id": "USR-001",
+            "updates": {"phone": "+1-720-555-0000"},
+            "verification": {"phone_last4": "0155", "postal_code": "97401"},
+        },
+        403,
+        "verification_failed",
+    ),
     ("users_update", {"user_id": "USR-001", "updates": {"tier": "diamond"}}, 400, "invalid_value"),
     ("users_update", {"user_id": "USR-001", "updates": {"tier": "Gold"}}, 400, "invalid_value"),
     ("users_update", {"user_id": "USR-001", "updates": {"name": "  "}}, 400, "invalid_value"),
@@ -553,7 +608,7 @@ def test_second_refund_of_the_same_amount_is_refused(start_episode, world_rows):
     assert (again.error["code"], again.error["error"]) == (409, "duplicate_refund")
     assert world_rows(episode.path) == before
     assert query(episode.path, "SELECT id, amount FROM refunds WHERE order_id = 'ORD-1005'") == [("RF-0007", 10.0)]
-    assert sequences(episode.path) == [("refunds", 8)]
+    assert ("refunds", 8) in sequences(episode.path)
 
 
 def test_refunds_beyond_the_total_are_refused_after_partial_refunds(start_episode):
@@ -669,14 +724,15 @@ def test_a_tool_failing_half_way_writes_nothing(start_episode, world_rows):
     assert outcome.error == {"code": 409, "error": "conflict", "message": "injected"}
     assert world_rows(episode.path) == before
     assert query(episode.path, "SELECT id FROM refunds ORDER BY id") == [(f"RF-000{n}",) for n in range(1, 7)]
-    assert sequences(episode.path) == before_sequences == [("refunds", 7)]
+    assert sequences(episode.path) == before_sequences
+    assert ("refunds", 7) in before_sequences
     assert_recorded(episode.path, outcome, "orders_process_refund", args)
 
     replace_tool(episode, "orders_process_refund", real)
     again = episode.call("orders_process_refund", args)
     assert again.ok, again.error
     assert again.result["id"] == "RF-0007"
-    assert sequences(episode.path) == [("refunds", 8)]
+    assert ("refunds", 8) in sequences(episode.path)
 
 
 def test_a_tool_bug_is_a_structured_500_without_traceback(start_episode, world_rows):
@@ -776,15 +832,29 @@ def test_episode_file_is_sound_after_the_oracle(start_episode, task_id):
 REQUIRED = {
     "users_lookup": set(),
     "users_list": set(),
+    "users_search": {"query"},
+    "users_verify_identity": {"user_id", "phone_last4", "postal_code"},
     "users_update": {"user_id", "updates"},
     "orders_lookup": {"order_id"},
     "orders_by_user": {"user_id"},
+    "orders_search": set(),
     "orders_update_status": {"order_id", "new_status"},
     "orders_process_refund": {"order_id", "amount", "reason"},
+    "orders_update_shipping_address": {"order_id", "address"},
+    "orders_return_items": {"order_id", "items", "reason_code", "note"},
+    "orders_exchange_item": {"order_id", "sku", "new_sku", "quantity", "reason_code", "note"},
+    "orders_coupon_lookup": {"code"},
+    "orders_apply_coupon": {"order_id", "code"},
+    "orders_price_adjustment": {"order_id", "sku"},
     "inventory_lookup": {"sku"},
     "inventory_check_stock": {"sku"},
     "inventory_price_history": {"sku"},
     "inventory_update_stock": {"sku", "adjustment"},
+    "inventory_search": set(),
+    "inventory_variants": {"sku"},
+    "inventory_stock_ledger": {"sku"},
+    "inventory_record_count": {"sku", "counted"},
+    "inventory_write_off": {"sku", "quantity", "reason_code", "note"},
     "finish": set(),
 }
 
