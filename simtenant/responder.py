@@ -195,9 +195,9 @@ def respond(
 
 INTENT = re.compile(  # a clause that opens with an intention: "I'll close it", "let me", "I'm closing it now"
     r"^ (?:(?:ok|okay|so|now|next|then|and|also|first|great|sure) )*"
-    r"(?:(?:i|we) (?:ll|will|can|could|would|d|am going to|m going to|are going to|re going to)(?! t | not )"
+    r"(?:(?:i|we) (?:ll|will|can|could|would|d|am going to|m going to|are going to|re going to)(?= |$)(?! t | not )"
     r"|let me|let us|shall i|about to|(?:i m|i am|we re|we are) (?:now |just )?\w+ing )"
-)  # "I can't" is not an intention; "the numbers I'm giving you" does not open its clause
+)  # "I can't" is not an intention, nor "I cancelled" or "I did"; "the numbers I'm giving you" does not open its clause
 CONDITIONS = ("if", "once", "before", "when", "after", "as soon as")
 CLAUSE = re.compile(r"[,;:](?=\s)|[–—]|\s-\s")  # not inside 22:00 or 7,800
 

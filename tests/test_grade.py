@@ -222,8 +222,15 @@ def test_gold_cache_is_keyed_by_task_and_snapshot_hash(snap, world_rows):
             [GoldCall(tool="orders_lookup", args={"order_id": "ORD-1005"})],
             "the gold calls must end the episode (with finish)",
         ),
+        (
+            [
+                FINISH,
+                GoldCall(tool="orders_process_refund", args={"order_id": "ORD-1005", "amount": 1.0, "reason": "x"}),
+            ],
+            "gold call 2 (orders_process_refund) is never played: the episode ended before it",
+        ),
     ],
-    ids=["not-found", "exceeds", "unknown-tool", "bad-args", "illegal-transition", "no-finish"],
+    ids=["not-found", "exceeds", "unknown-tool", "bad-args", "illegal-transition", "no-finish", "after-the-end"],
 )
 def test_a_failing_gold_call_makes_the_task_invalid(snap, gold, message):
     task = get_task("commerce/refund-damaged-item").model_copy(update={"gold": gold, "hash": "e" * 64})

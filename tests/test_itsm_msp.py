@@ -171,3 +171,15 @@ def test_a_group_named_after_its_client_is_found_by_the_rest_of_its_name(episode
     assert ok(episode, "get_group_by_name", {"name": f"{name} Service Desk"})["id"] == desk["id"]  # the full name
     refused(episode, "get_group_by_name", {"name": "Service Desk"}, 400, "ambiguous_name")  # which client's?
     refused(episode, "get_group_by_name", {"name": "Front Desk", "org_id": client}, 404, "not_found")
+
+
+def test_a_persons_groups_are_listed_only_in_the_actors_scope(episode):
+    """Provider staff hold groups in many clients: a manager sees those in their own scope alone."""
+    engineer = "USR-0016"  # Tara Chen, in groups of clients outside PROVIDER_MANAGER's scope
+    every = snapshot_rows(
+        "SELECT g.id, g.org_id FROM user_groups g JOIN group_members m ON m.group_id = g.id WHERE m.user_id = ?",
+        engineer,
+    )
+    seen = ok(episode, "list_user_groups", {"user_id": engineer}, actor=PROVIDER_MANAGER)["groups"]
+    visible = sorted(g for g, org in every if org in scope_of(PROVIDER_MANAGER))
+    assert [g["id"] for g in seen] == visible and len(visible) < len(every)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from simtenant.grader.gold import set_path
 from simtenant.grader.mutation import mutate
 from simtenant.world import all_tasks, get_task, worlds
 
@@ -32,3 +33,10 @@ def test_the_reward_catches_wrong_work_and_spares_benign_variants(world):
     assert mutants > 0 and sum(r[2] for r in reports) > 0
     assert (mutants - len(missed)) / mutants >= CATCH_RATE, "\n".join(missed)
     assert [f"{t}: {b}" for t, _, _, _, benign in reports for b in benign] == []
+
+
+def test_an_argument_is_added_under_an_object_the_gold_call_does_not_give():
+    """An optional body argument added to an api_fetch call that sends no body: the body is made."""
+    call = {"endpoint": "ship_create_return_label", "path": {"shipment_id": "SHP-0001"}}
+    assert set_path(call, ("body", "reason"), "damaged") == {**call, "body": {"reason": "damaged"}}
+    assert set_path({"items": [{"sku": "A"}]}, ("items", 0, "qty"), 2) == {"items": [{"sku": "A", "qty": 2}]}

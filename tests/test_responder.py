@@ -179,6 +179,14 @@ def test_what_the_agent_cannot_do_is_a_report_not_an_intention():
     assert not reports("I can unlock it once she is verified.")
 
 
+def test_a_verb_that_starts_like_an_intention_reports_what_was_done():
+    """Saying "I cancelled", "I did" or "I deleted" is not "I can …" or "I'd …": the operator hears them as done."""
+    for done in ("I cancelled INC0000091.", "I did reassign it.", "I deleted the draft.", "We dropped the old rule."):
+        assert reports(done), done
+    for planned in ("I can cancel it.", "I'd delete the draft.", "We will drop the rule.", "I could."):
+        assert not reports(planned), planned
+
+
 def test_a_question_for_permission_asks_about_the_plan_the_message_lays_out():
     decision = Fact("decision", "yes", "Yes, go ahead.", ("grant", "agent role"))
     message = "Kira has no role there. I propose:\n1. grant her the agent role\n2. assign the ticket\nShall I go ahead?"

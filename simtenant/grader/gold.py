@@ -54,6 +54,8 @@ def set_path(args: Any, path: ArgPath, value: Any) -> Any:
     if not path:
         return value
     head, rest = path[0], path[1:]
+    if args is None and isinstance(head, str):  # a key added under an object not given yet (api_fetch's body)
+        args = {}
     if isinstance(args, dict):
         return {**args, head: set_path(args.get(head), rest, value)}  # type: ignore[dict-item]
     copy = list(args)
@@ -141,13 +143,19 @@ def gold_database(task: Task, snapshot: Path, variant: int = 0) -> Path:
     tmp.unlink(missing_ok=True)
     try:
         with Episode.start(task, tmp, snapshot=snapshot) as episode:
-            for outcome in play(episode, calls):
-                if not outcome.ok:
-                    which = f"gold call {outcome.seq}" + (f" (accepted alternative {variant})" if variant else "")
+            for number, turn in enumerate(calls, 1):
+                if episode.over:  # ended early (the operator's ###STOP###, the budget): the rest never runs
                     raise TaskError(
-                        f"{task.id}: {which} ({outcome.tool}) failed: "
-                        f"{outcome.error['error']}: {outcome.error['message']}"  # type: ignore[index]
+                        f"{task.id}: gold call {number} ({getattr(turn, 'tool', 'a message')}) is never played: "
+                        "the episode ended before it"
                     )
+                for outcome in play(episode, [turn]):
+                    if not outcome.ok:
+                        which = f"gold call {outcome.seq}" + (f" (accepted alternative {variant})" if variant else "")
+                        raise TaskError(
+                            f"{task.id}: {which} ({outcome.tool}) failed: "
+                            f"{outcome.error['error']}: {outcome.error['message']}"  # type: ignore[index]
+                        )
             if not episode.done:
                 raise TaskError(f"{task.id}: the gold calls must end the episode (with {episode.world.finish_tool})")
         seeds.place(tmp, path)

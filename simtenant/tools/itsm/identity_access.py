@@ -159,7 +159,7 @@ _GROUP_MEMBERS = Pages.of(
 _GROUPS_OF = Statement.of(
     select(_GROUPS.c.id, _GROUPS.c.name)
     .join(_MEMBERS, _MEMBERS.c.group_id == _GROUPS.c.id)
-    .where(_MEMBERS.c.user_id == bindparam("user_id"))
+    .where(_MEMBERS.c.user_id == bindparam("user_id"), one_of(_GROUPS.c.org_id, "orgs"))
     .order_by(_GROUPS.c.id)
 )
 
@@ -323,10 +323,11 @@ def list_group_members(ctx: ToolContext, group_id: GroupId, page: Page = 1, per_
 
 @tool(SVC, "GET", "/itsm/users/groups")
 def list_user_groups(ctx: ToolContext, user_id: UserId) -> Any:
-    """List the groups a user is a member of."""
+    """List the groups a user is a member of (in the organizations where you may see groups)."""
     user = user_in_scope(ctx, user_id)
     require(ctx, "group", "read", user["org_id"])
-    return {"user_id": user["id"], "groups": ctx.rows.all(_GROUPS_OF, user_id=user["id"])}
+    groups = ctx.rows.all(_GROUPS_OF, user_id=user["id"], orgs=readable(ctx, "group"))
+    return {"user_id": user["id"], "groups": groups}
 
 
 @tool(SVC, "POST", "/itsm/groups/members/add")
