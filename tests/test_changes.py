@@ -19,7 +19,7 @@ import pytest
 
 from simtenant import seeds
 from simtenant.episode import Episode
-from simtenant.grader import diff_databases, gold_database
+from simtenant.grader import diff_databases, gold_database, grade
 from simtenant.task import Call
 from simtenant.world import World, all_tasks, get_world
 
@@ -156,8 +156,8 @@ def graded_rows(path, world: World) -> dict[str, list[tuple]]:
 @pytest.mark.parametrize("name", list(CASES))
 def test_a_trajectory_that_differs_from_gold_is_graded_by_what_it_left(tmp_path, name):
     """The diff by changed keys equals the full scan; an episode whose graded rows equal the gold's matches;
-    one with a gold write changed or left out does not. (A write made twice may be harmless: rows created
-    in another order are aligned by content.)"""
+    one with a gold write changed or left out, and rows that differ, does not. (A write made twice may be
+    harmless: rows created in another order are aligned by content.)"""
     task, calls = CASES[name]
     world = get_world(task.world)
     snapshot = seeds.task_snapshot(world, task.seed_changes)
@@ -166,9 +166,11 @@ def test_a_trajectory_that_differs_from_gold_is_graded_by_what_it_left(tmp_path,
     by_changes = diff_databases(gold, episode, world.tables, base=snapshot)
     assert as_rows(by_changes) == as_rows(diff_databases(gold, episode, world.tables, base=snapshot, full=True))
     if graded_rows(episode, world) == graded_rows(gold, world):
-        assert by_changes.match  # the gold's rows, however they came about
-    if ":changed-" in name or ":left-out" in name:
-        assert not by_changes.match  # a gold write changed or missing is never the gold's outcome
+        assert by_changes.match  # the gold's rows, however they came about (a changed write may leave them)
+    elif ":changed-" in name or ":left-out" in name:
+        # a gold write changed or missing, and rows that show it, are never the gold's outcome: the diff tells,
+        # or (a free text no fact is asked of, as a drafted letter) the task's own reward does
+        assert not by_changes.match or grade(episode).reward < 1
 
 
 SCALED = [

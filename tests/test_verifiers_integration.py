@@ -96,7 +96,10 @@ def test_rows_for_a_world_hold_the_prompt_and_the_task_id_only() -> None:
         system, user = row["prompt"]
         assert system["role"] == "system" and user["role"] == "user"
         assert task.instruction.strip() in system["content"] and task.time_text in system["content"]
-        assert "call finish" in system["content"] and "finish" in user["content"]
+        if task.user is None:  # a task without an operator opens with the call to begin; one with opens with them
+            assert "call finish" in system["content"] and "finish" in user["content"]
+        else:
+            assert user["content"] == task.user.opening.strip()
         text = json.dumps(row)
         assert task.description not in text
         assert json.dumps(task.gold[-1].args)[1:-1] not in text  # not the gold's final answer
@@ -133,8 +136,10 @@ def test_task_selection_by_short_or_full_id_and_its_errors() -> None:
 
 
 def test_tool_functions_have_the_tools_own_schema_plus_the_hidden_argument() -> None:
-    tools = st.catalogue("commerce", st.select_tasks("commerce"))
+    servicebench = st.select_tasks("commerce", ["order-status", "refund-damaged-item", "billing-discrepancy"])
+    tools = st.catalogue("commerce", servicebench)  # no operator in these: no tool to message one
     assert "send_message_to_user" not in {t.name for t in tools}
+    assert "send_message_to_user" in {t.name for t in st.catalogue("commerce", st.select_tasks("commerce"))}
     assert "send_message_to_user" in {t.name for t in st.catalogue("itsm", [get_task(UNLOCK)])}
     for tool, function in zip(tools, st.tool_functions(tools), strict=True):
         assert function.__name__ == tool.name and function.__doc__ == tool.description
