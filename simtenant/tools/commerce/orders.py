@@ -483,8 +483,8 @@ def orders_return_items(
 def orders_exchange_item(
     ctx: ToolContext,
     order_id: OrderId,
-    sku: Annotated[str, Field(description="The SKU of the order that comes back, e.g. SKU-581")],
-    new_sku: Annotated[str, Field(description="The variant sent instead (same style and price), e.g. SKU-582")],
+    sku: Annotated[str, Field(description="The SKU of the order that comes back, e.g. SKU-123")],
+    new_sku: Annotated[str, Field(description="The variant sent instead (same style and price), e.g. SKU-124")],
     quantity: Annotated[int, Field(ge=1, le=1000, description="How many units are exchanged")],
     reason_code: Annotated[
         ReturnReason,
