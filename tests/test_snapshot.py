@@ -341,3 +341,18 @@ def test_damaged_task_snapshots_templates_and_gold_databases_are_rebuilt(tmp_pat
         else:
             run(task, "oracle", tmp_path / f"again-{path.stem}.db")
         assert builder.intact(path) and path.read_bytes() == good, path
+
+
+def test_copies_relabel_every_value_a_unique_constraint_holds_alone_without_colliding():
+    """A one-column unique constraint (not only a column's ``unique``) is relabelled in every copy, and a
+    value never becomes another seed value (LP-ADR-TK's 24th copy is not LP-ADR-TK-24)."""
+    from sqlalchemy import Column, MetaData, String, UniqueConstraint
+    from sqlalchemy import Table as SqlTable
+
+    from simtenant.seeds.builder import _scaled
+
+    table = SqlTable("variants", MetaData(), Column("id", String, primary_key=True), Column("sku", String),
+                     UniqueConstraint("sku"))  # fmt: skip
+    seed = {"variants": [{"id": "V-1", "sku": "LP-ADR-TK"}, {"id": "V-2", "sku": "LP-ADR-TK-24"}]}
+    rows = _scaled({"variants": table}, seed, 100)["variants"]
+    assert len({r["sku"] for r in rows}) == len({r["id"] for r in rows}) == 200

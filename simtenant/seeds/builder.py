@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from sqlalchemy import Integer, Table, delete, func, insert, select, update
+from sqlalchemy import Integer, Table, UniqueConstraint, delete, func, insert, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from .. import db
@@ -357,7 +357,7 @@ def _scaled(tables: dict[str, Table], seed: dict[str, list[dict[str, Any]]], sca
             if table.info.get("shared"):
                 continue  # reference data: the copies point at the same rows
             pk = [c.name for c in table.primary_key.columns]
-            relabel = {c.name for c in table.columns if c.unique} | (set(pk) if len(pk) == 1 else set())
+            relabel = _unique_columns(table) | (set(pk) if len(pk) == 1 else set())
             foreign = {fk.parent.name: fk.column.table.name for fk in table.foreign_keys}
             largest = max((r[pk[0]] for r in seed[name] if isinstance(r.get(pk[0]), int)), default=0)
             renamed[name] = {}
@@ -374,8 +374,20 @@ def _scaled(tables: dict[str, Table], seed: dict[str, list[dict[str, Any]]], sca
     return result
 
 
+def _unique_columns(table: Table) -> set[str]:
+    """The columns a value must be unique in alone (a column's ``unique``, a one-column unique constraint
+    or index), which every copy relabels."""
+    single = {c.name for c in table.columns if c.unique}
+    for unique in [*table.constraints, *table.indexes]:
+        columns = list(unique.columns)
+        if len(columns) == 1 and (isinstance(unique, UniqueConstraint) or getattr(unique, "unique", False)):
+            single.add(columns[0].name)
+    return single
+
+
 def _relabel(value: Any, copy: int, largest_int: int) -> Any:
-    """A value made distinct for the ``copy``-th copy: USR-001 → USR-1001, a@b → a+2@b, 7 → 7 + n·largest."""
+    """A value made distinct for the ``copy``-th copy: USR-001 → USR-1001, a@b → a+2@b, 7 → 7 + n·largest,
+    other text → text (2)."""
     if isinstance(value, int):
         return value + (copy - 1) * largest_int
     text = str(value)
@@ -386,7 +398,7 @@ def _relabel(value: Any, copy: int, largest_int: int) -> Any:
     if match:
         prefix, digits = match.groups()
         return f"{prefix}{int(digits) + (copy - 1) * 10 ** len(digits):0{len(digits)}d}"
-    return f"{text}-{copy}"
+    return f"{text} ({copy})"  # not "-N": a value may already end so (LP-ADR-TK beside LP-ADR-TK-24)
 
 
 _templates: dict[tuple[Path, str], Path] = {}  # where each template is, by what it holds (hashed once)
