@@ -3,6 +3,8 @@ calls that must succeed or be refused, and rows read straight from a database fi
 
 from __future__ import annotations
 
+import hashlib
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +17,7 @@ from simtenant.episode import Episode
 from simtenant.grader.checks import Played
 from simtenant.grader.grade import EpisodeFile
 from simtenant.task import Task
+from simtenant.world import all_tasks
 
 
 def sweep_task(world: str, name: str, actor: str | None, **extra: Any) -> Task:
@@ -92,3 +95,21 @@ def played(path: Path | None = None, answer: str | None = None, calls: list[Any]
     if path is None:
         return Played(sqlite3.connect(":memory:"), answer, list(calls or []))
     return Played(open_readonly(path), answer, list(calls or []), EpisodeFile.read(path).messages)
+
+
+SAMPLE_EACH = 4  # tasks of each world and difficulty that the task-by-task tests play
+
+
+def task_sample() -> list[Task]:
+    """A stable sample of the tasks, for the tests that play tasks one by one (isolation, atomicity,
+    mutation, kill): the first tasks of each world and difficulty by the SHA-256 of their ids.
+    `simtenant validate` and `simtenant mutate` prove every task in CI; set SIMTENANT_TEST_TASKS=all
+    to have these tests play every task too."""
+    tasks = all_tasks()
+    if os.environ.get("SIMTENANT_TEST_TASKS") == "all":
+        return tasks
+    groups: dict[tuple[str, str], list[Task]] = {}
+    for task in sorted(tasks, key=lambda t: hashlib.sha256(t.id.encode()).hexdigest()):
+        groups.setdefault((task.world, task.difficulty), []).append(task)
+    chosen = {t.id for group in groups.values() for t in group[:SAMPLE_EACH]}
+    return [t for t in tasks if t.id in chosen]

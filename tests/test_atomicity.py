@@ -3,10 +3,11 @@
 A failpoint on the episode's connection (SQLAlchemy's ``before_cursor_execute``, and the one method
 through which tools' ``Rows`` run their statements) counts the statements a call writes with —
 INSERT, UPDATE, DELETE, the id sequences included; the call's own ``_calls`` record left out — and
-raises before the k-th. Every gold call of every task is played with the fault at its 2nd write,
-then its 3rd, and so on until the call runs out of writes and succeeds: each faulted attempt must
-answer a structured error and leave every world table exactly as it was. Since nothing of an attempt
-survives, the episode goes on, and its final world must equal the gold database, row for row.
+raises before the k-th. Every gold call of a sample of every world's tasks (``support.task_sample``)
+is played with the fault at its 2nd write, then its 3rd, and so on until the call runs out of writes
+and succeeds: each faulted attempt must answer a structured error and leave every world table
+exactly as it was. Since nothing of an attempt survives, the episode goes on, and its final world
+must equal the gold database, row for row.
 """
 
 from __future__ import annotations
@@ -18,13 +19,14 @@ from typing import Any
 
 import pytest
 from sqlalchemy import event
+from support import task_sample
 
 from simtenant import seeds
 from simtenant.episode import Episode
 from simtenant.grader.diff import diff_databases
 from simtenant.grader.grade import gold_database
 from simtenant.tools.engine.rows import Rows, Statement
-from simtenant.world import all_tasks, get_world
+from simtenant.world import get_world
 
 pytestmark = pytest.mark.slow  # a stress run: CI runs it; -m "not slow" skips it while developing
 
@@ -91,7 +93,7 @@ def world_state(path: Any) -> dict[str, list[tuple]]:
         connection.close()
 
 
-@pytest.mark.parametrize("task", all_tasks(), ids=lambda t: t.id)
+@pytest.mark.parametrize("task", task_sample(), ids=lambda t: t.id)
 def test_a_fault_between_two_writes_leaves_no_partial_write(tmp_path, task, monkeypatch):
     world = get_world(task.world)
     failpoint = Failpoint()
@@ -117,12 +119,12 @@ def test_a_fault_between_two_writes_leaves_no_partial_write(tmp_path, task, monk
     assert diff_databases(gold, episode.path, world.tables, base=snapshot).match
 
 
-@pytest.mark.parametrize("world", sorted({t.world for t in all_tasks()}))
+@pytest.mark.parametrize("world", sorted({t.world for t in task_sample()}))
 def test_every_world_has_gold_calls_with_several_writes_to_fault(tmp_path, world, monkeypatch):
     """The sweep above reaches calls with two writes or more in every world (so a fault lands between
     two of them), shown by counting the writes of gold calls (without faulting them)."""
     counter = Failpoint()
-    for task in (t for t in all_tasks() if t.world == world):
+    for task in (t for t in task_sample() if t.world == world):
         path = tmp_path / f"{task.id.replace('/', '__')}.db"
         with Episode.start(task, path) as episode, watching(episode, counter, monkeypatch):
             for call in task.gold:

@@ -320,6 +320,20 @@ def test_validate_commerce_json():
     assert all(t["identical_replays"] is True and t["problems"] == [] for t in body["tasks"])
 
 
+def test_proofs_in_worker_processes_equal_the_proofs_in_one():
+    tasks = ["commerce/refund-damaged-item", "commerce/billing-discrepancy", "homeservices/towing-raleigh"]
+    for command in ("validate", "mutate"):
+        alone, parallel = (invoke(command, *tasks, "--json", "--workers", n) for n in ("1", "2"))
+        assert alone.exit_code == parallel.exit_code == 0, alone.output + parallel.output
+        assert stdout_json(alone) == stdout_json(parallel)
+
+
+def test_mutate_fails_a_world_that_catches_too_few(monkeypatch):
+    monkeypatch.setattr("simtenant.cli.proofs.CATCH_RATE", 1.01)  # no world can catch more than all
+    result = invoke("mutate", "commerce/refund-damaged-item", "--workers", "1")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+
+
 # --- bad input: exit 1, a clear message, no traceback ---------------------------------------------
 
 

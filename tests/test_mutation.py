@@ -1,17 +1,18 @@
-"""The reward moves with the outcome, not the wording, in every world: every task's gold mutated
-(one value changed, a write dropped or added) is caught — its reward below 1 — in at least 95% of
-the mutants whose outcome differs from the gold, and no benign variant (independent calls swapped,
-an extra read, the paraphrases) scores below 1. The same figures as `simtenant mutate`."""
+"""The reward moves with the outcome, not the wording, in every world: the golds of a sample of each
+world's tasks (``support.task_sample``) mutated — one value changed, a write dropped or added — are
+caught (reward below 1) in at least 95% of the mutants whose outcome differs from the gold, and no
+benign variant (independent calls swapped, an extra read, the paraphrases) scores below 1. The same
+rule `simtenant mutate` holds every task to (CI runs it over all of them)."""
 
 from __future__ import annotations
 
 import pytest
+from support import task_sample
 
 from simtenant.grader.gold import set_path
-from simtenant.grader.mutation import mutate
-from simtenant.world import all_tasks, get_task, worlds
+from simtenant.grader.mutation import CATCH_RATE, mutate
+from simtenant.world import get_task, worlds
 
-CATCH_RATE = 0.95
 CAUGHT: dict[str, tuple[int, int]] = {}  # world: (caught, mutants whose outcome differs), for the summary
 
 
@@ -22,24 +23,13 @@ def _mutate(task_id: str) -> tuple[str, int, int, list[str], list[str]]:
     return task_id, len(report.mutants), len(report.benign), missed, benign
 
 
-CHUNK = 40  # tasks one test mutates: a large world's mutants are played on several cores
-PARTS = [
-    (world, start)
-    for world in sorted(worlds())
-    for start in range(0, len([t for t in all_tasks() if t.world == world]), CHUNK)
-]
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize(("world", "start"), PARTS, ids=[f"{w}-{s // CHUNK + 1}" for w, s in PARTS])
-def test_the_reward_catches_wrong_work_and_spares_benign_variants(world, start):
-    """Forty tasks of a world a test, so the worlds' mutants are played on every core, each once; every
-    part holds the world's catch rate."""
-    reports = [_mutate(t.id) for t in [t for t in all_tasks() if t.world == world][start : start + CHUNK]]
+@pytest.mark.parametrize("world", sorted(worlds()))
+def test_the_reward_catches_wrong_work_and_spares_benign_variants(world):
+    reports = [_mutate(t.id) for t in task_sample() if t.world == world]
     mutants = sum(r[1] for r in reports)
     missed = [f"{t}: {m}" for t, _, _, lost, _ in reports for m in lost]
-    caught, tried = CAUGHT.get(world, (0, 0))
-    CAUGHT[world] = (caught + mutants - len(missed), tried + mutants)
+    CAUGHT[world] = (mutants - len(missed), mutants)
     assert mutants > 0 and sum(r[2] for r in reports) > 0
     assert (mutants - len(missed)) / mutants >= CATCH_RATE, "\n".join(missed)
     assert [f"{t}: {b}" for t, _, _, _, benign in reports for b in benign] == []

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..grader.mutation import CATCH_RATE
 from ..grader.validate import validate_task
 from ..world import get_task, get_world, worlds
 from .common import (
@@ -19,6 +24,37 @@ from .common import (
     show_table,
 )
 
+Report = TypeVar("Report")
+CORES = os.cpu_count() or 1
+Workers = Annotated[int, typer.Option(min=1, help="Worker processes (tasks are proven in parallel)")]
+
+
+def _chosen(names: list[str] | None) -> list[str]:
+    """The task ids named (worlds or world/name), in order."""
+    chosen = [[get_task(n)] if "/" in n else list(get_world(n).tasks.values()) for n in names or list(worlds())]
+    return [t.id for tasks in chosen for t in tasks]
+
+
+def _validate_one(task_id: str) -> Any:
+    return validate_task(get_task(task_id))
+
+
+def _mutate_one(task_id: str) -> Any:
+    from ..grader.mutation import mutate as mutate_task
+
+    return mutate_task(get_task(task_id))
+
+
+def _prove(prove: Callable[[str], Report], task_ids: list[str], workers: int) -> list[Report]:
+    """Each task's proof, in the tasks' order; in ``workers`` forked processes when there are several
+    (each task is proven on its own copies, so the reports are the same either way)."""
+    if workers <= 1 or len(task_ids) <= 1:
+        return [prove(t) for t in task_ids]
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(task_ids)), mp_context=context) as pool:
+        return list(pool.map(prove, task_ids, chunksize=4))
+
 
 @command()
 def validate(
@@ -26,13 +62,12 @@ def validate(
         list[str] | None, typer.Argument(help="Worlds or task ids (world/name) to validate (all by default)")
     ] = None,
     json_output: JsonFlag = False,
+    workers: Workers = CORES,
 ) -> None:
     """Prove every task: gold calls succeed, gold scores 1, the untouched world 0, replays identical,
     paraphrased free texts score 1 and texts missing a fact below 1 (reworded: paraphrased golds +
     fact-missing texts played); assertions true before the agent acts must be guards."""
-    names = world or list(worlds())
-    chosen = [[get_task(n)] if "/" in n else list(get_world(n).tasks.values()) for n in names]
-    reports = [validate_task(t) for tasks in chosen for t in tasks]
+    reports = _prove(_validate_one, _chosen(world), workers)
     if json_output:
         _print_json({"ok": all(r.ok for r in reports), "tasks": [r.to_dict() for r in reports]})
     else:
@@ -84,13 +119,11 @@ def mutate(
         list[str] | None, typer.Argument(help="Worlds or task ids (world/name) to mutate (all by default)")
     ] = None,
     json_output: JsonFlag = False,
+    workers: Workers = CORES,
 ) -> None:
-    """Change one thing in each gold (a value, a dropped or extra write) and check the reward catches it."""
-    from ..grader.mutation import mutate as mutate_task
-
-    names = world or list(worlds())
-    chosen = [[get_task(n)] if "/" in n else list(get_world(n).tasks.values()) for n in names]
-    reports = [mutate_task(t) for tasks in chosen for t in tasks]
+    """Change one thing in each gold (a value, a dropped or extra write) and check the reward catches it:
+    fails when a world catches less than 95% of its mutants or a benign variant scores below 1."""
+    reports = _prove(_mutate_one, _chosen(world), workers)
     by_world: dict[str, list[Any]] = {}
     for report in reports:
         by_world.setdefault(report.task.split("/")[0], []).append(report)
@@ -133,3 +166,5 @@ def mutate(
             console.print(
                 f"{escape(miss['task'])}: {label} {miss['reward']:g}: {escape(miss['where'])}", highlight=False
             )
+    if any(r["benign_below_1"] or (r["catch_rate"] is not None and r["catch_rate"] < CATCH_RATE) for r in rows):
+        raise typer.Exit(1)

@@ -52,6 +52,9 @@ ID_LIKE = re.compile(r"^(?=.*\d)[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]+$", re.IGNORECASE)
 
 
+CATCH_RATE = 0.95  # the share of a world's mutants (outcome differs from the gold) the reward must catch
+
+
 @dataclass
 class Variant:
     """A changed copy of a task's gold calls."""
