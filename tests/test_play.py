@@ -85,6 +85,13 @@ def test_intro_shows_instruction_and_tools_and_schemas_but_not_the_gold(tmp_path
     assert "left unfinished" in result.output
 
 
+def test_an_episode_with_nothing_played_shows_the_briefing_and_no_grade(tmp_path: Path) -> None:
+    result = play(UNLOCK, "--out", tmp_path / "e.db", lines=["tools", "help"])
+    assert result.exit_code == 0, result.output
+    assert "not graded" in result.output and "reward" not in result.output
+    assert get_task(UNLOCK).checks and all(c.name not in result.output for c in get_task(UNLOCK).checks)
+
+
 def test_bad_arguments_reach_the_dispatcher_as_a_structured_error_and_are_recorded(tmp_path: Path) -> None:
     out = tmp_path / "e.db"
     lines = ['call orders_process_refund {"order_id": "ORD-1005"}', "call orders_lookup", "quit"]

@@ -20,7 +20,8 @@ printed as JSON, with the step's reward only where the task's reward is shaped. 
 command, arguments that are not a JSON object and an unknown tool name are the player's typos: they are
 refused here, print what is wrong, and are not recorded. When the episode ends (or the player quits) it
 is graded and the grade shown the way ``simtenant run`` shows it. Nothing of the gold calls, the checks
-or the notes is shown before that.
+or the notes is shown before that; an episode with no call and no message is not graded (``play TASK <
+/dev/null`` prints the briefing alone, since the grade of nothing would list what the task expects).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class PlaySession:
         self.task: Task = episode.task
         self.world: World = episode.world
         self.quit = False
+        self.acted = False  # whether the player made a call or wrote a message
 
     # -- what the player is shown ------------------------------------------------------------
 
@@ -156,6 +158,7 @@ class PlaySession:
             return refuse("usage: say MESSAGE")
         if self.refused_over():
             return
+        self.acted = True
         outcome = self.episode.say(message)
         if outcome is None:
             nobody = escape(self.episode.briefing().nobody)
@@ -174,6 +177,7 @@ class PlaySession:
 
     def call(self, name: str, args: dict[str, Any]) -> None:
         if not self.refused_over():
+            self.acted = True
             self.show(self.episode.act(name, args))
 
     def refused_over(self) -> bool:
@@ -266,5 +270,8 @@ def play(
         session = PlaySession(episode)
         session.introduce()
         session.play(input_lines())
+    if not session.acted:  # grading nothing would show what the task expects: the briefing alone
+        console.print(f"nothing played, so not graded; play it with: simtenant play {found.id}", highlight=False)
+        return
     _show_grade(grade(path, reward), False)
     console.print(f"re-grade with: simtenant grade {escape(str(path))}", highlight=False)
