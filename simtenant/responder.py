@@ -37,7 +37,9 @@ ACKNOWLEDGE = "Okay, thanks for letting me know."
 CLOSING = "No, that's everything from me. Thanks!"
 CONFIRM = "Yes, that's right."
 REPEAT = "As I said: {reveal}"
-SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|(?=\n)|$)")  # a line without a full stop is a sentence too
+# A sentence ends at . ! ? followed by a space or the end (not inside 110.00, a.b@c.com or 2.5h), or at
+# the end of a line: a line without a full stop is a sentence too.
+SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+|(?=\n)|$)")
 QUESTION_OPENINGS = frozenset(
     "what which who whom whose when where why how can could would do does did is are was were should shall".split()
 )

@@ -17,6 +17,7 @@ from simtenant.responder import (
     questions,
     reports,
     respond,
+    sentences,
     tells,
 )
 
@@ -48,6 +49,12 @@ def test_normalize_pads_and_lowercases():
 
 def test_questions_are_sentences_ending_with_a_question_mark():
     assert questions("Thanks. How far is it? We charge per mile. Is it a car?") == ["How far is it?", "Is it a car?"]
+
+
+def test_a_full_stop_inside_an_amount_an_address_or_a_figure_ends_no_sentence():
+    message = "The quote is $110.00, sent to ana.ruiz@example.com. Allow 2.5 hours.\nThanks"
+    assert sentences(message) == ["The quote is $110.00, sent to ana.ruiz@example.com.", "Allow 2.5 hours.", "Thanks"]
+    assert questions("Is $110.00 ok? Yes.") == ["Is $110.00 ok?"]
 
 
 @pytest.mark.parametrize(
