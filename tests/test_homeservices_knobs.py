@@ -231,6 +231,7 @@ def lead(blueprint: dict, ref: str) -> dict:
         (lambda b: b["service_areas"].append({"zip": "74101", "place": "Tulsa", "north": "x"}), "zip and a place"),
         (lambda b: lead(b, "outback-price-match")["facts"][0].update(pin="sometimes"), "pin is one of"),
         (lambda b: lead(b, "outback-price-match").update(text="{colour} car"), "names no fact"),
+        (lambda b: lead(b, "jenks-camry-minimum")["facts"][0].update({" FWD": None}), "quote a value with a comma"),
     ],
     ids=[
         "haggle-on-first-answer",
@@ -240,6 +241,7 @@ def lead(blueprint: dict, ref: str) -> dict:
         "area",
         "pin",
         "slot",
+        "comma",
     ],
 )
 def test_a_blueprint_that_cannot_make_a_consistent_inbox_is_refused(change, message):

@@ -42,6 +42,7 @@ BLUEPRINTS = SEEDS / "scenarios"
 SPAM_POOL = BLUEPRINTS / "spam.yaml"
 LEVELS = {"low": 0.0, "medium": 1 / 3, "high": 2 / 3}  # the share of the unpinned facts made unclear
 PINS = ("given", "missing", "vague", "unknown")
+FACT_FIELDS = {"key", "value", "reveal", "triggers", "exact", "absent", "vague", "pin", "asked", "revealed"}
 TRADE_WORDS = {
     "towing": "towing",
     "junk_removal": "junk removal",
@@ -206,6 +207,10 @@ def build(blueprint: dict[str, Any]) -> Inbox:
             raise BlueprintError(f"{name} {lead['ref']}: two facts share a key")
         how = {}
         for position, fact in enumerate(facts):
+            stray = sorted(set(fact) - FACT_FIELDS)
+            if stray:  # a value with a comma, unquoted in a flow mapping, splits into a stray key
+                where = f"{name} {lead['ref']} {fact['key']}"
+                raise BlueprintError(f"{where}: no fact field {stray} (quote a value with a comma)")
             pin = fact.get("pin")
             if pin is not None and pin not in PINS:
                 raise BlueprintError(f"{name} {lead['ref']} {fact['key']}: pin is one of {', '.join(PINS)}")
