@@ -4,7 +4,10 @@ A *fact* is something a text must state: a record id, a number, a date, a time, 
 term. A fact given as a list is stated by any of its alternatives. How a fact is found:
 
 - a **number** ("99", "$1,250.00", "20%") matches a number of the same value on number
-  boundaries: "99" matches "$99.00"; "10" matches neither "100" nor "2010" nor "SAVE10";
+  boundaries: "99" matches "$99.00"; "10" matches neither "100" nor "2010" nor "SAVE10", and "9" is
+  not in the date 2026-09-19. Written short, "$14.8k" states 14800 and "$2.5m" 2500000 (millions
+  only as money: "5m" is as often minutes); a whole number from 2 to 99 also matches in words
+  ("six", "Twenty-one", "twenty one"; not "one", as often "someone" or "one of them" as a count);
 - an **ISO date** (2026-09-28) matches that date as people write it: 2026-09-28, 2026/9/28,
   September 28th, Sept. 28, 28 Sep, the 28th of September, 9/28 or 9/28/2026, and 28/09 where the
   day cannot be a month (a different year written beside it does not match);
@@ -30,8 +33,14 @@ import snowballstemmer
 WORD = re.compile(r"[a-z0-9]+(?:_+[a-z0-9]+)*")  # snake_case is one word: delivered_at is not delivered
 NUMBER_FACT = re.compile(r"^[$€£]?\s*-?\d[\d,]*(?:\.\d+)?%?$")
 NUMBER_IN_TEXT = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w]|\.\d)")
+# "$14.8k", "12K", "$2.5m": thousands anywhere, millions only as money ("5m" is as often minutes)
+SHORT_IN_TEXT = re.compile(r"(?<![\w.])([$€£]?)\s?(\d[\d,]*(?:\.\d+)?)\s?(k|K|m|M|mn|bn)(?![A-Za-z])")
+ISO_DATE_IN_TEXT = re.compile(r"(?<!\d)\d{4}[-/]\d{1,2}[-/]\d{1,2}(?!\d)")
 DATE_FACT = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 TIME_FACT = re.compile(r"^(\d{1,2}):(\d{2})$")
+UNITS = "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen".split()
+TEENS = ["seventeen", "eighteen", "nineteen"]
+TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 MONTHS = "january february march april may june july august september october november december".split()
 Fact = str | list[str]
 
@@ -79,6 +88,31 @@ def _number(text: str) -> Decimal | None:
 
 
 @lru_cache(maxsize=4096)
+def _short(match: re.Match[str]) -> Decimal | None:
+    """The value of a number written short ("$14.8k"), or None where the suffix is not read as a scale."""
+    currency, digits, suffix = match.groups()
+    scale = {"k": 1000, "m": 10**6, "mn": 10**6, "bn": 10**9}[suffix.lower()]
+    if scale > 1000 and not currency:
+        return None
+    value = _number(digits)
+    return None if value is None else value * scale
+
+
+@lru_cache(maxsize=128)
+def _in_words(n: int) -> re.Pattern[str] | None:
+    """The whole number ``n`` (2 to 99) written in words, as a pattern on word boundaries."""
+    if not 2 <= n <= 99:
+        return None
+    digits = "one|two|three|four|five|six|seven|eight|nine"
+    if n < 20:
+        words, after = (UNITS + TEENS)[n - 2], r"(?!\w)"  # "six-month" states 6
+    else:
+        tens, unit = divmod(n, 10)
+        words = TENS[tens - 2] + (rf"[- ]{['one', *UNITS][unit - 1]}" if unit else "")
+        after = r"(?!\w)" if unit else rf"(?!\w|[- ](?:{digits})\b)"  # "twenty-one" is not 20
+    return re.compile(rf"(?<![\w-]){words}{after}", re.IGNORECASE)
+
+
 def _date_pattern(fact: str) -> re.Pattern[str]:
     year, month, day = (int(part) for part in DATE_FACT.match(fact).groups())  # type: ignore[union-attr]
     date(year, month, day)  # a real date, or ValueError
@@ -131,7 +165,13 @@ def states_fact(text: str | None, fact: str) -> bool:
     kind = fact_kind(fact)
     if kind == "number":
         target = _number(fact)
-        return any(_number(m.group()) == target for m in NUMBER_IN_TEXT.finditer(text))
+        numbers = NUMBER_IN_TEXT.finditer(ISO_DATE_IN_TEXT.sub(" ", text))  # the 9 of 2026-09-19 is no count
+        if any(_number(m.group()) == target for m in numbers):
+            return True
+        if any(_short(m) == target for m in SHORT_IN_TEXT.finditer(text)):
+            return True
+        spelled = _in_words(int(target)) if target is not None and target == target.to_integral_value() else None
+        return spelled is not None and spelled.search(text) is not None
     if kind == "date":
         try:
             return _date_pattern(fact).search(text) is not None

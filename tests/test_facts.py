@@ -11,6 +11,26 @@ from simtenant.facts import fact_kind, missing_facts, names_a_record, states, st
 @pytest.mark.parametrize(
     ("text", "fact", "stated"),
     [
+        # whole numbers from 2 to 99 in words, on word boundaries
+        ("We took down six posts", "6", True),
+        ("Twenty-one people registered", "21", True),
+        ("twenty one people registered", "21", True),
+        ("Twenty-one people registered", "20", False),
+        ("Twenty-six people registered", "6", False),
+        ("a six-month contract", "6", True),
+        ("sixty leads", "6", False),
+        ("someone called", "1", False),  # one is not read in words
+        ("six", "6.5", False),
+        ("9 in stock", "9", True),
+        ("arrives 2026-09-19", "9", False),  # a date's parts are no numbers
+        ("arrives 2026-09-19", "19", False),
+        ("arrives 2026/9/19, 12 boxes", "12", True),
+        ("a pipeline of $14.8k", "14800", True),
+        ("a pipeline of $14.8k", "$14,800.00", True),
+        ("about 12K units", "12000", True),
+        ("worth $2.5m", "2500000", True),
+        ("done in 5m", "5000000", False),  # millions only as money
+        ("5 kg", "5000", False),
         # words, by stem and in a row
         ("Damaged on arrival", "damaged", True),
         ("The customer says it was damaging in transit", "damaged", True),
