@@ -11,12 +11,13 @@ term. A fact given as a list is stated by any of its alternatives. How a fact is
 - an **ISO date** (2026-09-28) matches that date as people write it: 2026-09-28, 2026/9/28,
   September 28th, Sept. 28, 28 Sep, the 28th of September, 9/28 or 9/28/2026, and 28/09 where the
   day cannot be a month (a different year written beside it does not match);
-- a **time** (16:00) matches 16:00, 4 pm, 4:00 p.m. (and 4 o'clock only as 4 pm or 16:00);
+- a **time** (16:00) matches 16:00, 4 pm, 4:00 p.m. (and 4 o'clock only as 4 pm or 16:00); 12:00
+  also as noon or midday, 00:00 as midnight;
 - an **id** — one token with a digit or an @ (INC0001025, AUS-LT-0160, SAVE20, an e-mail
   address) — matches as written, ignoring case, on word boundaries: SAVE20 is not in SAVE200;
 - **words** match on their stems (Snowball's English stemmer), ignoring case and punctuation:
-  "damaged" is stated by "damage" or "Damaging"; a phrase by its words in a row ("handed over"
-  states "hand over", but not "over handed").
+  "damaged" is stated by "damage" or "Damaging", "SLA" by "SLAs"; a phrase by its words in a row
+  ("handed over" states "hand over", but not "over handed").
 
 Appending text never removes a missing fact, and a text states a fact only by containing it.
 """
@@ -36,6 +37,7 @@ NUMBER_IN_TEXT = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?(?![\w]|\.\d)")
 # "$14.8k", "12K", "$2.5m": thousands anywhere, millions only as money ("5m" is as often minutes)
 SHORT_IN_TEXT = re.compile(r"(?<![\w.])([$€£]?)\s?(\d[\d,]*(?:\.\d+)?)\s?(k|K|m|M|mn|bn)(?![A-Za-z])")
 ISO_DATE_IN_TEXT = re.compile(r"(?<!\d)\d{4}[-/]\d{1,2}[-/]\d{1,2}(?!\d)")
+ACRONYM_PLURAL = re.compile(r"\b([A-Z]{2,})s\b")
 DATE_FACT = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 TIME_FACT = re.compile(r"^(\d{1,2}):(\d{2})$")
 UNITS = "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen".split()
@@ -53,8 +55,8 @@ def stem(word: str) -> str:
 
 
 def stems(text: str | None) -> list[str]:
-    """The text's words, lowercased and stemmed, in order."""
-    return [stem(w) for w in WORD.findall((text or "").lower())]
+    """The text's words, lowercased and stemmed, in order (an acronym's plural as the acronym: SLAs, PCs)."""
+    return [stem(w) for w in WORD.findall(ACRONYM_PLURAL.sub(r"\1", text or "").lower())]
 
 
 def fact_kind(fact: str) -> str:
@@ -150,6 +152,8 @@ def _time_pattern(fact: str) -> re.Pattern[str]:
         # the start of a range whose end carries the am/pm: "from 4:00 to 4:30 pm", "4-5pm"
         rf"{half}{minutes}\s*(?:-|–|to|until|till)\s*\d{{1,2}}(?::\d{{2}})?\s*{suffix}",
     ]
+    if minute == 0 and hour in (0, 12):
+        forms.append(r"\b(?:noon|midday)\b" if hour == 12 else r"\bmidnight\b")
     return re.compile(r"(?<![\d:])(?:" + "|".join(forms) + ")", re.IGNORECASE)
 
 

@@ -25,6 +25,11 @@ from simtenant.facts import fact_kind, missing_facts, names_a_record, states, st
         ("arrives 2026-09-19", "9", False),  # a date's parts are no numbers
         ("arrives 2026-09-19", "19", False),
         ("arrives 2026/9/19, 12 boxes", "12", True),
+        ("back by noon", "12:00", True),
+        ("back by midnight", "00:00", True),
+        ("back by noon", "00:00", False),
+        ("two SLAs breached", "SLA", True),
+        ("the PCs are imaged", "PC", True),
         ("a pipeline of $14.8k", "14800", True),
         ("a pipeline of $14.8k", "$14,800.00", True),
         ("about 12K units", "12000", True),
