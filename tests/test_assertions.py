@@ -7,12 +7,15 @@ is returned, no second refund, a count and an equality, plus two guards that hol
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
+from sqlalchemy import Column, Integer, MetaData, String, Table
 
 from simtenant.agents import run
 from simtenant.errors import TaskError
 from simtenant.grader import grade
+from simtenant.grader.assertions import _condition
 from simtenant.grader.validate import validate_task
 from simtenant.task import Assertion
 from simtenant.world import get_task
@@ -130,6 +133,9 @@ def test_an_assertion_true_at_the_start_counts_as_a_failure_once_broken(tmp_path
         ({"name": "x", "kind": "exists", "table": "refunds", "where": {"nope": 1}}, "no column"),
         ({"name": "x", "kind": "exists", "table": "refunds", "where": {"amount": {"near": 1}}}, "a condition is"),
         ({"name": "x", "kind": "count", "table": "refunds"}, "needs expect"),
+        ({"name": "x", "kind": "exists", "table": "refunds", "where": {"id": {"in": "RF-0007"}}}, "a list of values"),
+        ({"name": "x", "kind": "exists", "table": "refunds", "where": {"id": {"in": [["RF-0007"]]}}}, "a list of"),
+        ({"name": "x", "kind": "exists", "table": "refunds", "where": {"id": {"contains": {"a": 1}}}}, "a value"),
         ({"name": "x", "kind": "equals", "table": "orders", "where": {"id": "ORD-1005"}}, "needs a column"),
     ],
 )
@@ -138,6 +144,25 @@ def test_a_malformed_assertion_is_a_task_error(tmp_path, assertion, message):
     path = run(task, "oracle", tmp_path / "e.db")
     with pytest.raises(TaskError, match=message):
         grade(path, task=task)
+
+
+def test_not_negates_a_condition_and_a_null_is_none_of_a_list(tmp_path):
+    task = with_assertions(
+        [{"name": "refund-elsewhere", "kind": "exists", "table": "refunds",
+          "where": {"order_id": {"not": {"in": ["ORD-9999", "ORD-9998"]}}}},
+         {"name": "reason-not-damaged", "kind": "exists", "table": "refunds",
+          "where": {"order_id": "ORD-1005", "reason": {"not": {"contains": "damaged"}}}}]
+    )  # fmt: skip
+    result = by_name(grade(run(task, "oracle", tmp_path / "e.db"), task=task))
+    assert result["refund-elsewhere"].holds
+    assert not result["reason-not-damaged"].holds  # the gold's reason says damaged
+    table = Table("t", MetaData(), Column("id", Integer, primary_key=True), Column("tag", String))
+    database = sqlite3.connect(":memory:")
+    database.executescript(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, tag TEXT); INSERT INTO t VALUES (1, 'a'), (2, NULL)"
+    )
+    clause, values = _condition(table, "tag", {"not": {"in": ["a", "b"]}})
+    assert database.execute(f"SELECT id FROM t WHERE {clause}", values).fetchall() == [(2,)]
 
 
 def test_values_are_bound_never_spliced(tmp_path):

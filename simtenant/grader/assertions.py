@@ -55,6 +55,12 @@ def _condition(table: Table, column: str, expected: Any) -> tuple[str, list[Any]
         if len(expected) != 1 or unknown:
             raise TaskError(f"assertion: {column}: a condition is one of {sorted(CONDITIONS)}, got {expected!r}")
         ((kind, operand),) = expected.items()
+        if kind == "not" and isinstance(operand, dict):  # not: {in: [...]}: a NULL is none of them either
+            clause, values = _condition(table, column, operand)
+            return f"NOT coalesce(({clause}), 0)", values
+        scalars = operand if kind == "in" and isinstance(operand, list) else [operand]
+        if (kind == "in" and not isinstance(operand, list)) or any(isinstance(v, dict | list) for v in scalars):
+            raise TaskError(f"assertion: {column}: {kind} takes {'a list of values' if kind == 'in' else 'a value'}")
         if kind == "contains":
             escaped = str(operand).lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             return f"lower({quoted}) LIKE ? ESCAPE '\\'", [f"%{escaped}%"]
