@@ -103,8 +103,11 @@ class Workload:
     @classmethod
     def candidates(cls, world: World) -> Iterator[Workload]:
         """The first task with a write and a read of a record by its id (an operation run through
-        ``api_fetch`` counts as the operation it names)."""
+        ``api_fetch`` counts as the operation it names) and no records of its own: the bench measures on
+        the world's snapshot, where a task's ``seed_changes`` are not."""
         for task in world.tasks.values():
+            if task.seed_changes:
+                continue
             calls = [c for c in task.gold if c.tool != world.finish_tool]
             kinds = [op if op is not None and not op.harness else None for op in map(world.operation, calls)]
             write_at = next((i for i, op in enumerate(kinds) if op is not None and op.writes and not op.ends), None)
