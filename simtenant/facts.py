@@ -89,7 +89,6 @@ def _number(text: str) -> Decimal | None:
         return None
 
 
-@lru_cache(maxsize=4096)
 def _short(match: re.Match[str]) -> Decimal | None:
     """The value of a number written short ("$14.8k"), or None where the suffix is not read as a scale."""
     currency, digits, suffix = match.groups()
@@ -115,6 +114,7 @@ def _in_words(n: int) -> re.Pattern[str] | None:
     return re.compile(rf"(?<![\w-]){words}{after}", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
 def _date_pattern(fact: str) -> re.Pattern[str]:
     year, month, day = (int(part) for part in DATE_FACT.match(fact).groups())  # type: ignore[union-attr]
     date(year, month, day)  # a real date, or ValueError

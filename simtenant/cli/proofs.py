@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -12,6 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..evaluation.runs import process_context
 from ..grader.mutation import CATCH_RATE
 from ..grader.validate import validate_task
 from ..world import get_task, get_world, worlds
@@ -50,9 +50,7 @@ def _prove(prove: Callable[[str], Report], task_ids: list[str], workers: int) ->
     (each task is proven on its own copies, so the reports are the same either way)."""
     if workers <= 1 or len(task_ids) <= 1:
         return [prove(t) for t in task_ids]
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(task_ids)), mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=min(workers, len(task_ids)), mp_context=process_context()) as pool:
         return list(pool.map(prove, task_ids, chunksize=4))
 
 

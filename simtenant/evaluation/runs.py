@@ -304,6 +304,12 @@ class WorkerDied(SimtenantError):
     error = "worker_died"
 
 
+def process_context() -> multiprocessing.context.BaseContext:
+    """Worker processes forked where the platform can (they share the parent's imports), else spawned."""
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
 def execute_local(
     jobs: list[Job],
     out: Path,
@@ -317,11 +323,9 @@ def execute_local(
     with no other thread running."""
     if not jobs:
         return
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     executor = ProcessPoolExecutor(
         max_workers=min(workers, len(jobs)),
-        mp_context=context,
+        mp_context=process_context(),
         initializer=_worker_started,
         initargs=(os.getpid(),),
     )
