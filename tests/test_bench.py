@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -15,7 +16,7 @@ from simtenant.tools.engine.rows import driver
 from simtenant.world import get_world, worlds
 
 FIGURES = ("reset", "read_call", "write_call", "grade")
-FLOORS = ("copy_and_open", "floor_raw_select", "floor_recorded_select", "floor_recorded_update")
+FLOORS = ("copy_and_open", "floor_raw_select", "floor_recorded_select", "floor_recorded_update", "floor_first_update")
 
 
 def test_bench_reports_every_figure_and_ratio(tmp_path):
@@ -38,7 +39,7 @@ def test_bench_reports_every_figure_and_ratio(tmp_path):
         "indexed lookup call median at 1x (ms)",
         "oracle episodes/s on 2 workers at 1x",
         "read call / recorded select at 1x",
-        "write call / recorded update at 1x",
+        "write call / first recorded update at 1x",
         "reset / copy+open at 1x",
         "grade / reset at 1x",
         "the HTTP door's added time a call, keep-alive (ms)",
@@ -48,7 +49,12 @@ def test_bench_reports_every_figure_and_ratio(tmp_path):
     assert "| commerce | 1x | floor: update + _calls insert + commit (ms) |" in result.output
     door = results["http"]["commerce"]  # the same read through the HTTP server, and 8 clients at once
     assert door["call_direct_ms"] > 0 and door["call_http_ms"] > 0 and door["steps_per_second_8_clients"] > 0
-    assert "| commerce | `commerce/billing-discrepancy` |" in result.output  # the door's table, in Markdown too
+    # the workload, its write and the rows that write changes (the floor under it changes one)
+    measured = results["worlds"]["commerce"]
+    assert (measured["write"], measured["write_rows"]) == ("orders_process_refund", 1)
+    assert "| commerce | `commerce/billing-discrepancy` | `orders_process_refund` | 1 |" in result.output
+    # the door's table, in Markdown too
+    assert re.search(r"\| commerce \| `commerce/billing-discrepancy` \| [0-9.]+ \| [0-9.]+ \|", result.output)
 
 
 def test_the_baseline_does_the_same_work(tmp_path):
@@ -104,3 +110,7 @@ def test_every_world_has_a_floor_the_bench_can_measure(world_name, tmp_path):
         assert logged == [(table.name, json.dumps([key]))]  # the update's trigger fired, as a tool's write does
     finally:
         floor.close()
+    # the same update as an episode's first write, on a fresh copy it removes again
+    episode_bytes = episode.path.read_bytes()
+    assert Floor.first_update(episode.path, tmp_path / "first.db", table, key, calls_before=True) > 0
+    assert not (tmp_path / "first.db").exists() and episode.path.read_bytes() == episode_bytes

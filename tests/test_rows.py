@@ -15,7 +15,7 @@ from simtenant.episode import Episode
 from simtenant.schema.base import Base
 from simtenant.schema.commerce.inventory import Product
 from simtenant.tools import REGISTRY
-from simtenant.tools.engine.dispatch import ToolContext, transaction
+from simtenant.tools.engine.dispatch import ToolContext, Transaction
 from simtenant.tools.engine.rows import Rows, driver
 from simtenant.world import get_world, worlds
 
@@ -71,14 +71,14 @@ def test_a_failed_call_forgets_what_its_tool_changed_in_objects_the_session_held
     change is not written by a later call."""
     task = get_world("commerce").tasks["commerce/refund-damaged-item"]
     with Episode.start(task, tmp_path / "e.db") as episode:
-        with transaction(episode.session):
+        with Transaction(episode.session):
             stock = episode.session.get(Product, "SKU-445").stock
-        with pytest.raises(RuntimeError), transaction(episode.session):
+        with pytest.raises(RuntimeError), Transaction(episode.session):
             episode.session.get(Product, "SKU-445").stock = stock + 100  # held: no statement run
             raise RuntimeError("the tool fails")
-        with transaction(episode.session):
+        with Transaction(episode.session):
             episode.session.flush()
-        with transaction(episode.session):
+        with Transaction(episode.session):
             assert Rows(episode.session).get(Product, "SKU-445")["stock"] == stock
 
 
@@ -87,7 +87,7 @@ def test_a_commit_that_fails_rolls_the_call_back_and_the_episode_goes_on(tmp_pat
     connection is not left inside a transaction, and the next call runs and is recorded."""
     task = get_world("commerce").tasks["commerce/refund-damaged-item"]
     with Episode.start(task, tmp_path / "e.db") as episode:
-        with transaction(episode.session):
+        with Transaction(episode.session):
             stock = episode.session.get(Product, "SKU-445").stock
         real_commit = episode.session.commit
 
@@ -96,12 +96,12 @@ def test_a_commit_that_fails_rolls_the_call_back_and_the_episode_goes_on(tmp_pat
             raise RuntimeError("the commit fails")
 
         monkeypatch.setattr(episode.session, "commit", failing_commit)
-        with pytest.raises(RuntimeError), transaction(episode.session):
+        with pytest.raises(RuntimeError), Transaction(episode.session):
             episode.session.get(Product, "SKU-445").stock = stock + 100
         assert not driver(episode.session).in_transaction
         assert episode.call("inventory_check_stock", {"sku": "SKU-445"}).result["stock"] == stock
         assert episode.call("inventory_update_stock", {"sku": "SKU-445", "adjustment": 1}).ok
-        with transaction(episode.session):
+        with Transaction(episode.session):
             assert episode.session.get(Product, "SKU-445").stock == stock + 1
 
 
@@ -118,12 +118,12 @@ def test_a_constraint_a_rows_write_breaks_is_a_409_and_nothing_is_written(tmp_pa
     monkeypatch.setitem(REGISTRY, "inventory_update_stock", dataclasses.replace(original, fn=overdraw))
     task = get_world("commerce").tasks["commerce/refund-damaged-item"]
     with Episode.start(task, tmp_path / "e.db") as episode:
-        with transaction(episode.session):
+        with Transaction(episode.session):
             before = Rows(episode.session).get(Product, "SKU-445")
         outcome = episode.call("inventory_update_stock", {"sku": "SKU-445", "adjustment": 5})
         assert (outcome.error["code"], outcome.error["error"]) == (409, "constraint_violation"), outcome.error
         assert "stock_nonneg" in outcome.error["message"]
-        with transaction(episode.session):
+        with Transaction(episode.session):
             assert Rows(episode.session).get(Product, "SKU-445") == before
 
 

@@ -12,8 +12,7 @@ import difflib
 import json
 import math
 import sqlite3
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -174,7 +173,7 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
     if episode.done and name in episode.tools:  # refused, recorded, and earning no reward
         finished = Conflict("the episode has finished; no more calls are taken", error="episode_finished")
         outcome.error = finished.to_dict()
-        with transaction(session):
+        with Transaction(session):
             _record(session, outcome)
         episode.calls += 1
         return outcome
@@ -183,12 +182,17 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
     if memo is not None:
         context.memo = memo
     try:
-        with transaction(session), _forgetting(context):
-            result_text = canonical_json(_run(episode, context, name, args, only_offered))
-            # read back from its JSON text, so the result is plain data, identical to what is recorded
-            outcome.result, outcome.ok = json.loads(result_text), True
-            outcome.reward = episode.step_reward(outcome)
-            _record(session, outcome, result_text)
+        try:
+            with Transaction(session):
+                result_text = canonical_json(_run(episode, context, name, args, only_offered))
+                # read back from its JSON text, so the result is plain data, identical to what is recorded
+                outcome.result, outcome.ok = json.loads(result_text), True
+                outcome.reward = episode.step_reward(outcome)
+                _record(session, outcome, result_text)
+        finally:
+            # once the call has run (or failed: its writes are rolled back, and what was read after them
+            # with them), the memo forgets what it read from the tables the call wrote
+            context.memo.forget(context.written())
         if context.wrote_rows:
             session.expire_all()  # rows written past the session: what it holds is read again when used
         episode.calls += 1
@@ -208,41 +212,46 @@ def dispatch(episode: Served, name: str, args: Any, only_offered: bool = False) 
         outcome.reward = episode.step_reward(outcome)
     except Exception:  # a failed call earns nothing; its record must still be written
         outcome.reward = None
-    with transaction(session):
+    with Transaction(session):
         _record(session, outcome)
     episode.calls += 1
     return outcome
 
 
-@contextmanager
-def _forgetting(context: ToolContext) -> Iterator[None]:
-    """Once the call has run (or failed: its writes are rolled back, and what was read after them with
-    them), forget what the memo read from the tables it wrote."""
-    try:
-        yield
-    finally:
-        context.memo.forget(context.written())
-
-
-@contextmanager
-def transaction(session: Session) -> Iterator[None]:
+class Transaction:
     """One call's transaction, begun on the driver: a tool that uses the session's objects joins it (the
     engine's begin sees it open), and it commits or rolls back as one, the session's writes with it.
-    A call that never touches the session pays nothing for it."""
-    connection = driver(session)
-    connection.execute("BEGIN")
-    try:
-        yield
-        if session.in_transaction():
-            session.commit()  # flushes what is pending, then commits the driver
-        if connection.in_transaction:
-            connection.execute("COMMIT")
-    except BaseException:  # in the call or at its commit
+    A call that never touches the session pays nothing for it. (A class, not a generator: every call
+    enters one, and ``contextmanager``'s machinery cost more than the BEGIN.)"""
+
+    __slots__ = ("connection", "session")
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.connection = driver(session)
+
+    def __enter__(self) -> None:
+        self.connection.execute("BEGIN")
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        session, connection = self.session, self.connection
+        if kind is None:
+            try:
+                if session.in_transaction():
+                    session.commit()  # flushes what is pending, then commits the driver
+                if connection.in_transaction:
+                    connection.execute("COMMIT")
+                return
+            except BaseException:  # at the commit: rolled back as below, and raised
+                self._roll_back()
+                raise
+        self._roll_back()
+
+    def _roll_back(self) -> None:
         # the driver too, where the session joined (a change to an object it held joins it as well)
-        session.rollback()
-        if connection.in_transaction:
-            connection.execute("ROLLBACK")
-        raise
+        self.session.rollback()
+        if self.connection.in_transaction:
+            self.connection.execute("ROLLBACK")
 
 
 def _did_you_mean(episode: Served, name: str) -> str:
@@ -270,27 +279,35 @@ def _not_storable(value: Any, depth: int) -> str | None:
     """What keeps a value from being stored and recorded as JSON text (None when nothing does)."""
     if depth > MAX_DEPTH:
         return f"nested deeper than {MAX_DEPTH} levels"
-    if isinstance(value, dict):
-        items = list(value.keys()) + list(value.values())
-    elif isinstance(value, list | tuple):
-        items = list(value)
-    elif isinstance(value, bool) or value is None:
-        return None
-    elif isinstance(value, int):
-        return None if -INT64 <= value < INT64 else "an integer beyond 64 bits"
-    elif isinstance(value, float):
-        return None if math.isfinite(value) else "a number that is not finite"
-    elif isinstance(value, str):
+    if isinstance(value, str):
+        if value.isascii():  # the common case, without encoding it
+            return None
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
             return "text that is not valid Unicode (a lone surrogate)"
         return None
-    else:
-        return f"a {type(value).__name__}, which JSON has not"
-    if isinstance(value, dict) and not all(isinstance(k, str) for k in value):
-        return "an object whose keys are not all text"
-    return next((p for p in (_not_storable(item, depth + 1) for item in items) if p is not None), None)
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return None if -INT64 <= value < INT64 else "an integer beyond 64 bits"
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "a number that is not finite"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return "an object whose keys are not all text"
+            problem = _not_storable(key, depth + 1) or _not_storable(item, depth + 1)
+            if problem is not None:
+                return problem
+        return None
+    if isinstance(value, list | tuple):
+        for item in value:
+            problem = _not_storable(item, depth + 1)
+            if problem is not None:
+                return problem
+        return None
+    return f"a {type(value).__name__}, which JSON has not"
 
 
 def _run(episode: Served, context: ToolContext, name: str, args: dict[str, Any], only_offered: bool) -> Any:
@@ -322,10 +339,11 @@ def invoke(context: ToolContext, tool: Tool, args: dict[str, Any]) -> Any:
         validated = tool.arguments.model_validate(args)
     except ValidationError as exc:
         raise InvalidArgument(_validation_message(exc), error="invalid_arguments") from None
-    for name in type(validated).model_fields:
-        if _too_large(getattr(validated, name)):
+    values = validated.__dict__  # the fields' values (the arguments models forbid extras)
+    for name, value in values.items():
+        if value is not None and not isinstance(value, str) and _too_large(value):
             raise InvalidArgument(f"{name}: a whole number beyond the 64-bit range", error="invalid_arguments")
-    return tool.fn(context, **{field: getattr(validated, field) for field in type(validated).model_fields})
+    return tool.fn(context, **values)
 
 
 def _too_large(value: Any) -> bool:

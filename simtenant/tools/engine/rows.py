@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
@@ -94,16 +94,26 @@ class Statement:
     def parameters(self, values: Mapping[str, Any]) -> list[Any]:
         if self.constants is not None:
             values = {**self.constants, **values}
+        if not self._binds_converted:
+            return [values[n] for n in self.names]
         return [
             values[n] if convert is None else convert(values[n])
             for n, convert in zip(self.names, self.binds, strict=True)
         ]
 
     def row(self, values: tuple[Any, ...]) -> Row:
-        return {
-            column: value if convert is None else convert(value)
-            for column, value, convert in zip(self.columns, values, self.results, strict=True)
-        }
+        found = dict(zip(self.columns, values, strict=True))
+        for column, convert in self._results_converted:  # most columns need none
+            found[column] = convert(found[column])
+        return found
+
+    @cached_property
+    def _binds_converted(self) -> bool:
+        return any(convert is not None for convert in self.binds)
+
+    @cached_property
+    def _results_converted(self) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
+        return tuple((c, convert) for c, convert in zip(self.columns, self.results, strict=True) if convert is not None)
 
 
 @dataclass(frozen=True)
@@ -235,8 +245,12 @@ _TAKE_NEXT = Statement.of(
 
 
 def driver(session: Session) -> sqlite3.Connection:
-    """The sqlite3 connection under an episode's session (bound to the episode's one connection)."""
-    return session.get_bind().connection.dbapi_connection  # type: ignore[union-attr,return-value]
+    """The sqlite3 connection under an episode's session (bound to the episode's one connection), found
+    once and kept in the session's ``info``: every call asks for it several times."""
+    found = session.info.get("driver")
+    if found is None:
+        found = session.info["driver"] = session.get_bind().connection.dbapi_connection  # type: ignore[union-attr]
+    return found
 
 
 class Rows:
@@ -255,8 +269,11 @@ class Rows:
     def _connection(self) -> sqlite3.Connection:
         if self._driver is None:
             self._driver = driver(self.session)  # the call's transaction is open on it
-        if self.session.new or self.session.dirty or self.session.deleted:
-            self.session.flush()  # what the session holds is written first, in order
+        session = self.session
+        # a session holds changes only when it holds objects or was used in this call (adding one begins
+        # its transaction); tools on Rows alone leave it empty, and skip asking what is pending
+        if (session.identity_map or session.in_transaction()) and (session.new or session.dirty or session.deleted):
+            session.flush()  # what the session holds is written first, in order
         return self._driver
 
     def execute(self, statement: Statement, values: Mapping[str, Any]) -> sqlite3.Cursor:
