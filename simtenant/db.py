@@ -10,10 +10,11 @@ import os
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from alembic import command
@@ -22,6 +23,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.pool import NullPool
+
+T = TypeVar("T")
 
 
 def on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
@@ -142,6 +145,22 @@ def file_identity(path: Path | str) -> tuple[str, int, int, int]:
     """What tells one file from another at a path: the path, its inode, modification time and size."""
     found = os.stat(path)
     return (str(Path(path).absolute()), found.st_ino, found.st_mtime_ns, found.st_size)
+
+
+_REMEMBERED: dict[tuple[Any, ...], Any] = {}
+REMEMBERED_LIMIT = 1024  # entries; past it all are forgotten (a long run moves from task to task)
+
+
+def remembered(identity: tuple[Any, ...], what: Hashable, compute: Callable[[], T]) -> T:
+    """What ``compute`` reads from a file that is never written once in place (a snapshot, a gold
+    database), computed once for its ``file_identity`` and ``what``: shared, so never changed by callers."""
+    key = (identity, what)
+    found = _REMEMBERED.get(key, _REMEMBERED)  # the dict itself: no value is it
+    if found is _REMEMBERED:
+        if len(_REMEMBERED) >= REMEMBERED_LIMIT:
+            _REMEMBERED.clear()
+        found = _REMEMBERED[key] = compute()
+    return found
 
 
 @contextmanager

@@ -35,7 +35,7 @@ from typing import Any
 
 from sqlalchemy import Integer, Table
 
-from ..db import file_identity, reading, reading_unchanging, readonly_uri
+from ..db import file_identity, reading, reading_unchanging, readonly_uri, remembered
 from ..errors import InvalidArgument
 from ..facts import Fact, fact_kind, missing_facts, states_fact
 
@@ -215,6 +215,8 @@ class _Sources:
     def __init__(self, found: dict[str, tuple[sqlite3.Connection, str]]) -> None:
         self.found = found
         self.base_identity: tuple[Any, ...] | None = None  # the base file's, when it is read apart
+        self.expected_identity: tuple[Any, ...] | None = None  # the expected file's, when it is read apart
+        self.main_triggers: list[tuple[str, str]] | None = None  # the actual database's, once read
         self.fetched: dict[tuple[str, str], dict[Key, Row]] = {}  # (table, database) -> rows read by key
 
     def execute(self, name: str, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
@@ -250,6 +252,7 @@ def diff_databases(
             old = stack.enter_context(reading_unchanging(base or expected))
             sources = _Sources({"main": (connection, "main"), "exp": (exp, "main"), "base": (old, "main")})
             sources.base_identity = file_identity(base or expected)
+            sources.expected_identity = file_identity(expected)
             return _diff(sources, connection, expected, base, full, text, tables, own)
     except (sqlite3.DatabaseError, OSError) as exc:
         raise InvalidArgument(
@@ -291,19 +294,43 @@ def _diff(
     return result
 
 
+TRIGGERS = "SELECT name, sql FROM {db}.sqlite_master WHERE type = 'trigger' ORDER BY name"
+TRACKING = "SELECT 1 FROM {db}.sqlite_master WHERE type = 'trigger' AND name LIKE '_track_%' LIMIT 1"
+
+
 def _tracked_keys(sources: _Sources) -> dict[str, set[Key]] | None:
-    """Keys of the rows either database changed, from ``_changes``; None if either keeps no record."""
-    triggers = "SELECT count(*) FROM {db}.sqlite_master WHERE type = 'trigger' AND name LIKE '_track_%'"
-    if not all(sources.execute(name, triggers).fetchone()[0] for name in ("main", "exp")):
+    """Keys of the rows either database changed, from ``_changes``; None if either keeps no record. The
+    expected database never changes once written: what it logged is read once (``db.remembered``)."""
+    sources.main_triggers = sources.execute("main", TRIGGERS).fetchall()
+    expected = _unchanging(sources, "exp", sources.expected_identity, _logged_keys)
+    if expected is None or not any(name.startswith("_track_") for name, _sql in sources.main_triggers):
         return None
-    keys: dict[str, set[Key]] = {}
-    for name in ("main", "exp"):
-        for table, pk in sources.execute(name, "SELECT tbl, pk FROM {db}._changes"):
-            keys.setdefault(table, set()).add(tuple(json.loads(pk)))
+    keys = {table: set(found) for table, found in expected.items()}
+    for table, found in _logged_keys(sources, "main").items():
+        keys.setdefault(table, set()).update(found)
     return keys
 
 
-_BASE_FACTS: dict[tuple[Any, ...], tuple[list[Any], tuple[int, ...]]] = {}
+def _logged_keys(sources: _Sources, name: str) -> dict[str, set[Key]] | None:
+    """The keys database ``name`` logged in ``_changes`` by table; None when it has no change triggers."""
+    if name != "main" and not sources.execute(name, TRACKING).fetchone():
+        return None
+    keys: dict[str, set[Key]] = {}
+    for table, pk in sources.execute(name, "SELECT tbl, pk FROM {db}._changes"):
+        keys.setdefault(table, set()).add(tuple(json.loads(pk)))
+    return keys
+
+
+def _unchanging(sources: _Sources, name: str, identity: tuple[Any, ...] | None, read: Any, *what: Any) -> Any:
+    """``read(sources, name, *what)`` of a database that never changes (``db.remembered``; read each
+    time when it is not read apart, as in a scan)."""
+    if identity is None:
+        return read(sources, name, *what)
+    return remembered(identity, (read.__name__, *what), lambda: read(sources, name, *what))
+
+
+def _base_facts(sources: _Sources, name: str, counts: str) -> tuple[list[Any], tuple[int, ...]]:
+    return sources.execute(name, TRIGGERS).fetchall(), sources.execute(name, counts).fetchone()
 
 
 def _untrusted_log(sources: _Sources, specs: list[_TableSpec], tracked: dict[str, set[Key]]) -> str | None:
@@ -311,16 +338,10 @@ def _untrusted_log(sources: _Sources, specs: list[_TableSpec], tracked: dict[str
     triggers differ from the snapshot's, or a table holds more or fewer rows outside the logged keys than
     the snapshot does (a row written and its log entry deleted). Row counts come from the tables' b-trees,
     so the check costs little; a hidden update that keeps counts needs the guard triggers dropped first."""
-    triggers = "SELECT name, sql FROM {db}.sqlite_master WHERE type = 'trigger' ORDER BY name"
     # every table's count in one statement per database
     counts = "SELECT " + ", ".join(f'(SELECT count(*) FROM {{db}}."{spec.table.name}")' for spec in specs)
-    key = (sources.base_identity, counts)
-    if key not in _BASE_FACTS:  # the snapshot never changes: its triggers and counts are read once
-        if len(_BASE_FACTS) > 64:
-            _BASE_FACTS.clear()
-        _BASE_FACTS[key] = (sources.execute("base", triggers).fetchall(), sources.execute("base", counts).fetchone())
-    base_triggers, base_totals = _BASE_FACTS[key]
-    if sources.execute("main", triggers).fetchall() != base_triggers:
+    base_triggers, base_totals = _unchanging(sources, "base", sources.base_identity, _base_facts, counts)
+    if sources.main_triggers != base_triggers:
         return "its change-log triggers differ from the snapshot's"
     totals = {"main": sources.execute("main", counts).fetchone(), "base": base_totals}
     for index, spec in enumerate(specs):
@@ -351,7 +372,16 @@ def _fetch(sources: _Sources, spec: _TableSpec, name: str, keys: list[Key]) -> d
     keys are the same all through one diff: its rows are read once, for the cross-check and the diff)."""
     memo = (spec.table.name, name)
     if memo not in sources.fetched:
-        sources.fetched[memo] = _read_keys(sources, spec, name, keys)
+        identity = {"exp": sources.expected_identity, "base": sources.base_identity}.get(name)
+        if identity is None:
+            sources.fetched[memo] = _read_keys(sources, spec, name, keys)
+        else:  # a file that never changes: each of its rows is read once, for every diff against it
+            held: dict[Key, Row | None] = remembered(identity, ("rows", spec.table.name), dict)
+            missing = [key for key in keys if key not in held]
+            if missing:
+                found = _read_keys(sources, spec, name, missing)
+                held.update({key: found.get(key) for key in missing})
+            sources.fetched[memo] = {key: held[key] for key in keys if held[key] is not None}
     return sources.fetched[memo]
 
 

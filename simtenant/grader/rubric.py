@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..db import reading, reading_unchanging
+from ..db import file_identity, reading, reading_unchanging, remembered
 from ..errors import TaskError
 from ..task import RubricComponent
 from .judge import JudgeConfig, JudgeError, Judgment, judged
@@ -31,7 +31,12 @@ class ComponentResult:
         return {"name": self.name, "kind": self.kind, "weight": self.weight, "score": self.score, "detail": self.detail}
 
 
-def _rows(database: sqlite3.Connection, query: str, actor: str | None) -> dict[Any, Any]:
+def _rows(
+    database: sqlite3.Connection, query: str, actor: str | None, identity: tuple[Any, ...] | None = None
+) -> dict[Any, Any]:
+    """The query's rows as key → value; for a file that never changes (its ``identity`` given), read once."""
+    if identity is not None:
+        return remembered(identity, ("rubric", query, actor), lambda: _rows(database, query, actor))
     try:
         return {key: value for key, value in database.execute(query, {"actor": actor})}
     except (sqlite3.Error, ValueError) as exc:
@@ -52,7 +57,11 @@ def grade_component(
     actor: str | None,
     judge: JudgeConfig | None = None,
     judgments: list[Judgment] | None = None,
+    gold_identity: tuple[Any, ...] | None = None,
 ) -> ComponentResult:
+    """One component's score; ``gold_identity``: the gold file's (``db.file_identity``), whose rows are then
+    read once for every episode graded against it."""
+
     def result(score: float | None, detail: str) -> ComponentResult:
         return ComponentResult(component.name, component.kind, component.weight, score, detail)
 
@@ -60,7 +69,7 @@ def grade_component(
         return result(None, "skipped: no judge configured")
     if component.query is None:
         raise TaskError(f"rubric component {component.name} needs a query")
-    expected = _rows(gold, component.query, actor)
+    expected = _rows(gold, component.query, actor, gold_identity)
     if not expected:
         return result(None, "skipped: nothing to grade")
     actual = _rows(episode, component.query, actor)
@@ -98,7 +107,8 @@ def grade_rubric(
     a judge's verdicts are added to ``judgments``. The episode is read through ``connection`` where one
     is open on it."""
     with reading(episode, connection) as episode_db, reading_unchanging(gold) as gold_db:
-        results = [grade_component(c, episode_db, gold_db, actor, judge, judgments) for c in components]
+        identity = file_identity(gold)
+        results = [grade_component(c, episode_db, gold_db, actor, judge, judgments, identity) for c in components]
     counted = [r for r in results if r.score is not None and r.weight > 0]
     total_weight = sum(r.weight for r in counted)
     reward = sum(r.weight * r.score for r in counted) / total_weight if total_weight else 0.0  # type: ignore[operator]
