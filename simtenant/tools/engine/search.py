@@ -57,10 +57,21 @@ def is_endpoint(tool_: Tool) -> bool:
     return not tool_.harness and tool_.service != API
 
 
+_parts: dict[int, tuple[Tool, dict[str, dict[str, Any]]]] = {}  # by the tool's id, with the tool kept
+
+
 def parts(tool_: Tool) -> dict[str, dict[str, Any]]:
     """The tool's arguments as the JSON Schemas of its path, query and body parameters: path
     parameters are the ``{placeholders}`` of its route; the rest are query parameters of a GET or
-    DELETE and body parameters otherwise."""
+    DELETE and body parameters otherwise. Worked out once per tool (every api_fetch asks): shared,
+    read it, do not change it."""
+    held = _parts.get(id(tool_))
+    if held is None or held[0] is not tool_:
+        held = _parts[id(tool_)] = (tool_, _split(tool_))
+    return held[1]
+
+
+def _split(tool_: Tool) -> dict[str, dict[str, Any]]:
     schema = tool_.json_schema()
     properties: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
