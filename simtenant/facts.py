@@ -54,9 +54,11 @@ def stem(word: str) -> str:
     return _stemmer.stemWord(word)
 
 
-def stems(text: str | None) -> list[str]:
-    """The text's words, lowercased and stemmed, in order (an acronym's plural as the acronym: SLAs, PCs)."""
-    return [stem(w) for w in WORD.findall(ACRONYM_PLURAL.sub(r"\1", text or "").lower())]
+@lru_cache(maxsize=4096)
+def stems(text: str | None) -> tuple[str, ...]:
+    """The text's words, lowercased and stemmed, in order (an acronym's plural as the acronym: SLAs, PCs).
+    Kept for the texts seen last: a grade asks it of one answer for every fact."""
+    return tuple(stem(w) for w in WORD.findall(ACRONYM_PLURAL.sub(r"\1", text or "").lower()))
 
 
 def fact_kind(fact: str) -> str:
@@ -157,7 +159,8 @@ def _time_pattern(fact: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\d:])(?:" + "|".join(forms) + ")", re.IGNORECASE)
 
 
-def _in_order(needle: list[str], haystack: list[str]) -> bool:
+def in_order(needle: tuple[str, ...], haystack: tuple[str, ...]) -> bool:
+    """Whether ``needle`` occurs in ``haystack`` as a run of consecutive items."""
     size = len(needle)
     return any(haystack[i : i + size] == needle for i in range(len(haystack) - size + 1))
 
@@ -190,7 +193,7 @@ def states_fact(text: str | None, fact: str) -> bool:
     # a phrase is stated by its snake_case name too ("fix in progress" by fix_in_progress), and back
     for form in {fact, fact.replace("_", " "), "_".join(fact.split())}:
         wanted = stems(form)
-        if wanted and _in_order(wanted, words):
+        if wanted and in_order(wanted, words):
             return True
     return False
 

@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .facts import NUMBER_IN_TEXT, missing_facts, stems
+from .facts import NUMBER_IN_TEXT, in_order, missing_facts, stems
 from .facts import Fact as Told
 
 FALLBACK = "Sorry, I don't know anything more about that than what I've told you."
@@ -131,7 +131,7 @@ def names(text: str, fact: Fact) -> bool:
     words = stems(text)
     for trigger in fact.triggers:
         wanted = stems(trigger)
-        if wanted and any(words[i : i + len(wanted)] == wanted for i in range(len(words) - len(wanted) + 1)):
+        if wanted and in_order(wanted, words):
             return True
     return False
 

@@ -83,8 +83,21 @@ def leaves(value: Any, path: ArgPath = ()) -> Iterator[tuple[ArgPath, Any]]:
         yield path, value
 
 
+_variants: dict[int, tuple[Task, list[list[Call]]]] = {}  # by the task object's id, with the task kept
+
+
 def variants(task: Task) -> list[list[Call]]:
-    """The gold calls, then every combination of accepted alternatives (the gold's own values first)."""
+    """The gold calls, then every combination of accepted alternatives (the gold's own values first).
+    Worked out once per task object (a grade asks several times): shared, read it, do not change it."""
+    held = _variants.get(id(task))
+    if held is None or held[0] is not task:
+        if len(_variants) > 4096:
+            _variants.clear()
+        held = _variants[id(task)] = (task, _variants_of(task))
+    return held[1]
+
+
+def _variants_of(task: Task) -> list[list[Call]]:
     choices: list[tuple[int, ArgPath, list[Any]]] = []
     for index, call in enumerate(task.gold):
         for path, alternatives in call.accept.items():
