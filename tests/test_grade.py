@@ -164,6 +164,25 @@ def test_a_file_replaced_where_a_kept_connection_read_it_is_read_anew(tmp_path):
         assert connection is kept
 
 
+def test_what_is_read_once_from_an_unchanging_file_is_read_anew_from_a_replaced_one(tmp_path):
+    """Grading reads a gold's and a snapshot's change log, counts and rows once per file (``db.remembered``);
+    a file put in place of one is another file, and what it holds is read again."""
+    path = tmp_path / "kept.db"
+    reads = []
+    for value in ("first", "second"):
+        made = tmp_path / f"{value}.db"
+        sql(made, f"CREATE TABLE t_{value} (v TEXT)")
+        made.replace(path)
+
+        def read(value: str = value) -> str:
+            reads.append(value)
+            return value
+
+        for _ in range(2):
+            assert db.remembered(db.file_identity(path), "what", read) == value
+    assert reads == ["first", "second"]
+
+
 def test_kept_connections_stay_bounded_while_one_is_in_use(tmp_path):
     """More files than the pool keeps, returned while one file's only kept connection is out: the oldest
     are closed, and nothing fails (threads grading different tasks do this)."""
