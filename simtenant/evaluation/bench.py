@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import gc
 import hashlib
+import itertools
 import json
 import multiprocessing
 import os
@@ -546,30 +547,27 @@ def run_bench(scales: tuple[int, ...] = SCALES, budget: float = 1.0, world_names
     return results
 
 
-PROBED = 20  # workloads played to find the one whose write changes the fewest rows
+PROBED = 20  # workloads weighed to find the one whose write changes the fewest rows
 
 
 def _workload(world: World, scale: int, work: Path) -> Workload | None:
-    """Of the first ``PROBED`` workloads whose oracle episode scores 1 at ``scale`` too (a task's checks
-    may name ids as they are created at 1x), the first whose write changes the fewest rows: the floor
-    under it is a one-row update, and a write of six rows (an onboarding) measures the rows, not the call.
-    None when no task reads a record and writes."""
-    best: tuple[int, Workload] | None = None
-    scoring = 0
-    for number, load in enumerate(Workload.candidates(world)):
+    """Of the first ``PROBED`` workloads, the one whose write changes the fewest rows (played at 1x) and
+    whose oracle episode scores 1 at ``scale`` too (a task's checks may name ids as they are created at
+    1x): the floor under a write is a one-row update, and a write of six rows (an onboarding) measures
+    the rows, not the call. None when no task reads a record and writes."""
+    loads = list(itertools.islice(Workload.candidates(world), PROBED))
+    rows = [rows_written(load, work / f"rows-{world.name}-{number}.db") for number, load in enumerate(loads)]
+    for number in sorted(range(len(loads)), key=lambda n: (rows[n], n)):
+        path = work / f"probe-{world.name}-{number}.db"
         try:
-            path = run_agent(load.task, "oracle", work / f"probe-{world.name}-{number}.db", scale=scale)
-            if grade(path).reward != 1.0:
-                continue
+            scored = grade(run_agent(loads[number].task, "oracle", path, scale=scale)).reward == 1.0
         except TaskError:  # a gold call that names an id as created at 1x fails at other scales
-            continue
-        rows = rows_written(load, work / f"rows-{world.name}-{number}.db")
-        if best is None or rows < best[0]:
-            best = (rows, load)
-        scoring += 1
-        if best[0] <= 1 or scoring >= PROBED:
-            break
-    return None if best is None else best[1]
+            scored = False
+        finally:
+            path.unlink(missing_ok=True)  # at 100x an episode is tens of megabytes
+        if scored:
+            return loads[number]
+    return None
 
 
 def rows_written(load: Workload, path: Path) -> int:
@@ -580,9 +578,12 @@ def rows_written(load: Workload, path: Path) -> int:
             episode.call(call.tool, call.args)
         connection = driver(episode.session)
         before = connection.execute("SELECT count(*) FROM _changes").fetchone()[0]
-        if not episode.call(load.write.tool, load.write.args).ok:
-            raise SimtenantError(f"bench: the write {load.write.tool} of {load.task.id} failed")
-        return connection.execute("SELECT count(*) FROM _changes").fetchone()[0] - before
+        written = episode.call(load.write.tool, load.write.args)
+        after = connection.execute("SELECT count(*) FROM _changes").fetchone()[0]
+    path.unlink()
+    if not written.ok:
+        raise SimtenantError(f"bench: the write {load.write.tool} of {load.task.id} failed")
+    return after - before
 
 
 def _ratios(ours: dict, theirs: dict) -> dict[str, float]:
