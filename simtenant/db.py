@@ -153,7 +153,8 @@ REMEMBERED_LIMIT = 1024  # entries; past it all are forgotten (a long run moves 
 
 def remembered(identity: tuple[Any, ...], what: Hashable, compute: Callable[[], T]) -> T:
     """What ``compute`` reads from a file that is never written once in place (a snapshot, a gold
-    database), computed once for its ``file_identity`` and ``what``: shared, so never changed by callers."""
+    database), computed once for its ``file_identity`` and ``what``. Shared: callers change it only to add
+    more of the same file (the diff fills a table's rows by key as it reads them)."""
     key = (identity, what)
     found = _REMEMBERED.get(key, _REMEMBERED)  # the dict itself: no value is it
     if found is _REMEMBERED:
