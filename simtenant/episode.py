@@ -9,7 +9,6 @@ the harness tables ``_episode`` (task, snapshot hash, status, final answer),
 from __future__ import annotations
 
 import contextlib
-import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -84,7 +83,7 @@ class Episode:
         }
         opening = [] if task.user is None else [{"seq": 1, "role": "user", "content": task.user.opening}]
         path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(seeds.template(source, record, opening), path)
+        db.copy_file(seeds.template(source, record, opening), path)
         episode = cls(task, path, max_steps=max_steps)
         # on the driver's connection: one statement, no transaction (the ORM's costs more than a reset's copy)
         found = driver(episode.session).execute("SELECT status FROM _episode WHERE id = 1").fetchone()

@@ -3,6 +3,7 @@ integrity, the seed data the tasks rely on, and broken seeds refused."""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import sqlite3
@@ -63,6 +64,22 @@ def test_two_builds_are_byte_identical(tmp_path, snap):
 def test_build_leaves_only_the_destination(tmp_path):
     builder.build(COMMERCE, tmp_path / "out.db")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.db", "out.db.sha256"]
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="clones are asked of Linux file systems")
+def test_a_copy_has_the_same_bytes_and_a_folder_that_refuses_clones_is_not_asked_again(tmp_path, snap, monkeypatch):
+    asked = []
+
+    def refuse(_fd: int, request: int, _arg: int) -> None:
+        asked.append(request)
+        raise OSError(errno.EOPNOTSUPP, "Operation not supported")
+
+    monkeypatch.setattr(db.fcntl, "ioctl", refuse)
+    monkeypatch.setattr(db, "_UNCLONABLE", set())
+    for name in ("first.db", "second.db"):
+        db.copy_file(snap, tmp_path / name)
+        assert (tmp_path / name).read_bytes() == snap.read_bytes()
+    assert asked == [db.FICLONE]
 
 
 def test_snapshot_is_cached_by_content_hash(monkeypatch, snap):

@@ -21,7 +21,6 @@ import multiprocessing
 import os
 import platform
 import re
-import shutil
 import sqlite3
 import statistics
 import tempfile
@@ -154,7 +153,7 @@ class Floor:
     that record recorded the same way (its change-capture trigger fires, as a tool's write does)."""
 
     def __init__(self, episode_file: Path, copy: Path, table: Table, key: Any) -> None:
-        shutil.copyfile(episode_file, copy)
+        db.copy_file(episode_file, copy)
         self.connection = sqlite3.connect(copy, check_same_thread=False)
         db.on_connect(self.connection, None)
         (pk,) = table.primary_key.columns
@@ -237,7 +236,7 @@ def bench_simtenant(load: Workload, scale: int, work: Path, budget: float) -> di
 
     def copy_and_open(_: int) -> None:  # the floor under a reset: the file copied, its schema read
         path = fresh()
-        shutil.copyfile(snapshot, path)
+        db.copy_file(snapshot, path)
         connection = sqlite3.connect(path)
         connection.execute("SELECT count(*) FROM _episode").fetchone()
         connection.close()

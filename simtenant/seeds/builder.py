@@ -196,7 +196,7 @@ def task_snapshot(world: World, changes: dict[str, list[dict[str, Any]]], scale:
     if not intact(path):
 
         def make(tmp: Path) -> None:
-            shutil.copyfile(base, tmp)
+            db.copy_file(base, tmp)
             _apply_changes(world, tmp, changes)
 
         _atomically(world, path, make)
@@ -417,7 +417,7 @@ def template(snapshot_file: Path, record: dict[str, Any], messages: list[dict[st
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        shutil.copyfile(snapshot_file, tmp)
+        db.copy_file(snapshot_file, tmp)
         connection = sqlite3.connect(tmp, isolation_level=None)
         try:
             connection.execute("BEGIN")
