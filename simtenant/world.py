@@ -8,13 +8,12 @@ from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from pathlib import Path
 
-import yaml
 from pydantic import TypeAdapter
 from sqlalchemy import Table
 
 from .errors import InvalidArgument, NotFound
 from .schema import Base, metadata
-from .task import DIFFICULTIES, SPLITS, Call, RubricComponent, Task, derived_difficulty, load_task
+from .task import DIFFICULTIES, SPLITS, Call, RubricComponent, Task, derived_difficulty, load_task, read_yaml
 from .tools import Tool, tools_of
 from .tools.engine.harness import STOP
 from .tools.engine.registry import REGISTRY
@@ -184,7 +183,7 @@ class World:
 def worlds() -> dict[str, World]:
     found = {}
     for meta in sorted(SEEDS.glob("*/world.yaml")):
-        data = yaml.safe_load(meta.read_text())
+        data = read_yaml(meta.read_text())
         finish = data.get("finish", {})
         found[data["name"]] = World(
             name=data["name"],

@@ -24,13 +24,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from sqlalchemy import Integer, Table, UniqueConstraint, delete, func, insert, select, update
 from sqlalchemy.exc import SQLAlchemyError
 
 from .. import db
 from ..errors import TaskError
 from ..schema.harness import ChangeRecord, SequenceRecord
+from ..task import read_yaml
 
 if TYPE_CHECKING:
     from ..world import World
@@ -282,7 +282,7 @@ def change_triggers(table: Table) -> list[str]:
 
 
 def _read_rows(path: Path) -> list[dict[str, Any]]:
-    rows = yaml.safe_load(path.read_text())
+    rows = read_yaml(path.read_text())
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise TaskError(f"{path.name}: a seed file holds a list of rows (mappings)")
     return rows

@@ -37,6 +37,8 @@ from typing import Any
 
 import yaml
 
+from ...task import read_yaml
+
 SEEDS = Path(__file__).parent.parent.parent / "seeds" / "homeservices"
 BLUEPRINTS = SEEDS / "scenarios"
 SPAM_POOL = BLUEPRINTS / "spam.yaml"
@@ -106,7 +108,7 @@ def _minutes(clock: str) -> int:
 
 
 def _spam_pool() -> list[dict[str, Any]]:
-    return yaml.safe_load(SPAM_POOL.read_text())
+    return read_yaml(SPAM_POOL.read_text())
 
 
 def _fill(text: str, fragments: dict[str, str]) -> str:
@@ -323,7 +325,7 @@ def blueprints() -> list[Path]:
 
 
 def load(path: Path) -> dict[str, Any]:
-    blueprint = yaml.safe_load(path.read_text())
+    blueprint = read_yaml(path.read_text())
     if blueprint.get("name") != path.stem:
         raise BlueprintError(f"{path.name}: its name is {blueprint.get('name')!r}, not its file's")
     return blueprint
