@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Annotated, Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, create_model
@@ -29,9 +29,15 @@ class Tool:
     path: str
     description: str
     fn: Callable[..., Any]
-    arguments: type[BaseModel]
+    declared: Callable[..., Any]  # the function whose typed parameters are the arguments (``fn``, unless wrapped)
     ends: bool = False  # a successful call ends the episode
     schema: dict[str, Any] | None = None  # the published arguments, when they differ from the model's (api_fetch)
+
+    @cached_property
+    def arguments(self) -> type[BaseModel]:
+        """The arguments model, from the function's type hints, made when first asked for: the worlds have
+        hundreds of tools, an episode calls a few, and making them all was a quarter of a second at start."""
+        return _arguments_model(self.declared)
 
     @property
     def writes(self) -> bool:
@@ -98,12 +104,6 @@ def tool(
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         if fn.__name__ in REGISTRY:
             raise ValueError(f"tool {fn.__name__} is registered twice")
-        hints = get_type_hints(fn, include_extras=True)
-        fields: dict[str, Any] = {}
-        for name, parameter in list(inspect.signature(fn).parameters.items())[1:]:
-            default = ... if parameter.default is inspect.Parameter.empty else parameter.default
-            fields[name] = (hints[name], default)
-        arguments = create_model(f"{fn.__name__}_arguments", __base__=_Arguments, **fields)
         REGISTRY[fn.__name__] = Tool(
             name=fn.__name__,
             service=service,
@@ -111,12 +111,23 @@ def tool(
             path=path,
             description=inspect.cleandoc(fn.__doc__ or "").strip(),
             fn=fn,
-            arguments=arguments,
+            declared=fn,
             ends=ends,
         )
         return fn
 
     return register
+
+
+@cache
+def _arguments_model(fn: Callable[..., Any]) -> type[BaseModel]:
+    """``fn(ctx, **args)``'s arguments as a model: its parameters after the context, typed by their hints."""
+    hints = get_type_hints(fn, include_extras=True)
+    fields: dict[str, Any] = {}
+    for name, parameter in list(inspect.signature(fn).parameters.items())[1:]:
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[name] = (hints[name], default)
+    return create_model(f"{fn.__name__}_arguments", __base__=_Arguments, **fields)
 
 
 def tools_of(services: Iterable[str]) -> list[Tool]:
