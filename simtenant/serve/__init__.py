@@ -110,10 +110,10 @@ HEAD_SECONDS = 10.0  # how long a connection may take to send a request's line a
 
 
 def _head_deadline_protocol() -> type:
-    """uvicorn's HTTP/1.1 protocol on ``httptools`` (its C parser: a quarter of a millisecond less a request
-    than the pure-Python ``h11``) with a deadline on each request's head: a client that connects, or starts
-    a request, and then stalls is disconnected after ``HEAD_SECONDS`` (uvicorn itself only times out idle
-    keep-alive connections, so slow clients could hold every connection)."""
+    """uvicorn's HTTP/1.1 protocol on ``httptools``, its C parser (an empty app answered a request in 0.32 ms
+    on it, 0.58 ms on the pure-Python ``h11``), with a deadline on each request's head: a client that
+    connects, or starts a request, and then stalls is disconnected after ``HEAD_SECONDS`` (uvicorn itself
+    only times out idle keep-alive connections, so slow clients could hold every connection)."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class HeadDeadline(HttpToolsProtocol):
