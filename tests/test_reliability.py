@@ -18,10 +18,11 @@ import pytest
 from support import task_sample
 
 from simtenant.episode import Episode
-from simtenant.errors import SimtenantError
+from simtenant.errors import SimtenantError, TaskError
 from simtenant.grader import EpisodeFile, grade
 from simtenant.serve import running
 from simtenant.serve.http import create_app
+from simtenant.task import load_task
 from simtenant.world import get_task
 
 REFUND = "commerce/refund-damaged-item"
@@ -168,6 +169,17 @@ def test_replay_files_that_cannot_be_replayed_are_refused_before_anything_is_wri
         and said in played.stdout + played.stderr
     )
     assert not (tmp_path / "e.db").exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"instruction: [unclosed", b"instruction: \xff\xfe not UTF-8", b"instruction: \x07 a bell", b"a: b\n c: d:"],
+)
+def test_a_task_file_that_is_not_yaml_is_refused_by_name(tmp_path: Path, content: bytes) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_bytes(content)
+    with pytest.raises(TaskError, match=r"^commerce/broken\.yaml: not valid YAML"):
+        load_task("commerce", broken)
 
 
 def test_a_replay_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
